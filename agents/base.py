@@ -1,0 +1,123 @@
+"""The Agent protocol: how any learner drives a BOCVS environment.
+
+One loop serves every learner (see :func:`bocvs_env.evaluation.run_episode`)::
+
+    obs, info = env.reset(seed=seed)
+    agent.reset(env.unwrapped.task, obs, info, seed=seed)
+    while True:
+        action = agent.act(obs)
+        obs, reward, terminated, truncated, info = env.step(action)
+        agent.observe(action, obs, reward, terminated, truncated, info)
+        if terminated or truncated:
+            break
+
+``info`` never carries the privileged ``"privileged"`` entry when it reaches an agent.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from typing import Any, Protocol, runtime_checkable
+
+import numpy as np
+
+from bocvs_env.task import Task
+
+Observation = dict[str, Any]
+Action = dict[str, Any]
+
+
+@runtime_checkable
+class Agent(Protocol):
+    """Anything with these four members can be run, benchmarked and compared."""
+
+    name: str
+
+    def reset(
+        self, task: Task, observation: Observation, info: dict[str, Any], seed: int | None = None
+    ) -> None:
+        """Start an episode: the public task, the reset observation and info (with the free
+        initial design ``initial_x``, ``initial_y``) and a seed for the agent's own randomness."""
+
+    def act(self, observation: Observation) -> Action:
+        """Return ``{"control_set": int, "x": ndarray of shape (d,)}`` for the next step."""
+
+    def observe(
+        self,
+        action: Action,
+        observation: Observation,
+        reward: float,
+        terminated: bool,
+        truncated: bool,
+        info: dict[str, Any],
+    ) -> None:
+        """Learn from the step's outcome (``info["evaluated"]`` says whether it was played)."""
+
+
+class BaseAgent(ABC):
+    """Bookkeeping shared by the built-in agents.
+
+    Keeps the task, a seeded ``numpy`` generator, the observed data (``X``: ``n x d`` full
+    queries, ``y``: ``n``, initial design included), per-set play counts and cost draws, and a
+    per-round decision log (:attr:`decisions`) that explains each choice.
+    """
+
+    name = "base"
+
+    def __init__(self) -> None:
+        self.decisions: list[dict[str, Any]] = []
+
+    def reset(
+        self, task: Task, observation: Observation, info: dict[str, Any], seed: int | None = None
+    ) -> None:
+        self.task = task
+        self.seed = seed
+        self.rng = np.random.default_rng(seed)
+        d = task.dim
+        X0 = np.asarray(info.get("initial_x", np.zeros((0, d))), dtype=np.float64).reshape(-1, d)
+        y0 = np.asarray(info.get("initial_y", np.zeros(0)), dtype=np.float64).reshape(-1)
+        self.X = X0.copy()
+        self.y = y0.copy()
+        self.plays = np.zeros(task.n_sets, dtype=np.int64)
+        self.cost_sums = np.zeros(task.n_sets)
+        self.spent = 0.0
+        self.decisions = []
+        self.start()
+
+    def start(self) -> None:
+        """Hook for subclasses: called at the end of :meth:`reset`."""
+
+    @abstractmethod
+    def act(self, observation: Observation) -> Action:
+        """Choose the next control set and query."""
+
+    def observe(
+        self,
+        action: Action,
+        observation: Observation,
+        reward: float,
+        terminated: bool,
+        truncated: bool,
+        info: dict[str, Any],
+    ) -> None:
+        if not info.get("evaluated", False):
+            return
+        i = int(observation["control_set"])
+        self.X = np.vstack([self.X, observation["x"][None]])
+        self.y = np.append(self.y, float(observation["y"][0]))
+        cost = float(observation["cost"][0])
+        self.plays[i] += 1
+        self.cost_sums[i] += cost
+        self.spent += cost
+
+    def log(self, **entry: Any) -> None:
+        """Record why this round's choice was made (JSON-able values)."""
+        self.decisions.append(entry)
+
+    def diagnostics(self) -> list[dict[str, Any]]:
+        """The decision log of the current or last episode, one entry per decision."""
+        return list(self.decisions)
+
+    def params(self) -> dict[str, Any]:
+        """The agent's parameters, for provenance (JSON-able)."""
+        return {}

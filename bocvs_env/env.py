@@ -1,0 +1,269 @@
+"""The BOCVS Gymnasium environment."""
+
+from __future__ import annotations
+
+from functools import cached_property
+from typing import Any, ClassVar, SupportsFloat
+
+import gymnasium as gym
+import numpy as np
+import torch
+from gymnasium import spaces
+
+from bocvs_env.goal import GoalEvaluator, oracle_values
+from bocvs_env.problems.problem import Problem
+from bocvs_env.problems.registry import make_problem
+from bocvs_env.task import Task
+
+ObsType = dict[str, Any]
+ActType = dict[str, Any]
+
+
+class EpisodeEndedError(RuntimeError):
+    """Raised by :meth:`BOCVSEnv.step` after the episode has terminated."""
+
+
+class BOCVSEnv(gym.Env[ObsType, ActType]):
+    """Bayesian optimization with cost-varying variable subsets and unknown, random costs.
+
+    ## Description
+    A learner maximizes an expensive black-box ``f`` on ``[0, 1]^d`` (Hoang, Nguyen, Tran,
+    AAAI 2025; Tay et al., NeurIPS 2023). Each step it picks one of ``m`` control sets and
+    values for its variables; the environment draws the other variables from their known
+    distributions, observes ``y = f(x) + N(0, noise_std^2)`` and charges a random cost whose
+    mean the learner does not know. The episode ends when the budget cannot pay for a play.
+
+    ## Action Space
+    ``Dict(control_set=Discrete(m), x=Box(0, 1, (d,), float64))``. Entries of ``x`` outside the
+    chosen set are ignored (they must still lie in ``[0, 1]``).
+
+    ## Observation Space
+    ``Dict`` with
+
+    * ``x``: ``Box(0, 1, (d,))``, the last full query, controlled and drawn parts together;
+    * ``y``: ``Box(-inf, inf, (1,))``, its noisy observation;
+    * ``cost``: ``Box(0, inf, (1,))``, the cost paid for it;
+    * ``control_set``: ``Discrete(m + 1, start=-1)``, the set played (-1 before any play);
+    * ``remaining_budget``: ``Box(0, budget, (1,))``, what is left to spend (Markov state).
+
+    After reset, ``x``, ``y`` and ``cost`` are zero and ``control_set`` is -1.
+
+    ## Rewards
+    The observed ``y`` of an evaluated step (``f >= 0`` by construction) and 0 for the final,
+    unevaluated step. In expectation the return is ``sum_t g_{i_t}(x_t)``, so maximizing it
+    minimizes the paper's quality regret; the budget makes cheap sets buy more rounds.
+
+    ## Episode End
+    Terminated when a freshly drawn cost exceeds the remaining budget: that play is neither
+    evaluated nor charged (``info["evaluated"] is False``), so the spend never exceeds the
+    budget. There is no truncation. Stepping a terminated episode raises
+    :class:`EpisodeEndedError`.
+
+    ## Info
+    ``cost_drawn`` (the cost drawn this step, paid only if evaluated), ``evaluated``, ``spent``,
+    ``step`` (evaluations so far) and, under ``privileged``, ``{"g": g_i(x^i)}``, the noiseless
+    expected value of the query, for metrics only (a fair agent never reads it). ``reset``
+    returns ``initial_x`` (``n_initial x d``) and ``initial_y`` (``n_initial``), a free design of
+    uniform, fully controlled points, the same for every agent given the seed.
+
+    ## Arguments
+    ``problem``: a :class:`Problem` or the name of a built-in one; with a name, the keywords of
+    :func:`~bocvs_env.problems.registry.make_problem` (``cost_set``, ``variance``, ``budget``,
+    ``noise_std``, ``cost_noise_std``, ``n_initial``, ``data_dir``, ``function_seed``).
+    ``privileged_info``: whether to compute ``info["privileged"]`` each step.
+    ``render_mode``: ``"ansi"`` (returns a text summary) or ``"human"`` (prints it).
+
+    ## Seeding
+    ``reset(seed=s)`` seeds independent streams for the random inputs, the observation noise,
+    each set's costs and the initial design, so the same seed and actions give the same
+    trajectory, and two agents on one seed see the same cost sequence per set.
+
+    ## Version History
+    * v0: initial version.
+    """
+
+    metadata: ClassVar[dict[str, Any]] = {"render_modes": ["ansi", "human"], "render_fps": 4}
+
+    def __init__(
+        self,
+        problem: Problem | str = "hartmann6_12d",
+        privileged_info: bool = True,
+        render_mode: str | None = None,
+        **problem_options: Any,
+    ) -> None:
+        if isinstance(problem, str):
+            problem = make_problem(problem, **problem_options)
+        elif problem_options:
+            raise TypeError(f"options {sorted(problem_options)} need a problem name, not a Problem")
+        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
+            raise ValueError(f"render_mode must be one of {self.metadata['render_modes']}")
+        self.problem = problem
+        self.privileged_info = privileged_info
+        self.render_mode = render_mode
+        d, m, budget = problem.dim, problem.n_sets, float(problem.budget)
+        self.action_space = spaces.Dict(
+            {
+                "control_set": spaces.Discrete(m),
+                "x": spaces.Box(0.0, 1.0, (d,), np.float64),
+            }
+        )
+        self.observation_space = spaces.Dict(
+            {
+                "x": spaces.Box(0.0, 1.0, (d,), np.float64),
+                "y": spaces.Box(-np.inf, np.inf, (1,), np.float64),
+                "cost": spaces.Box(0.0, np.inf, (1,), np.float64),
+                "control_set": spaces.Discrete(m + 1, start=-1),
+                "remaining_budget": spaces.Box(0.0, budget, (1,), np.float64),
+            }
+        )
+        self._masks = np.zeros((m, d), dtype=bool)
+        for i, s in enumerate(problem.control_sets):
+            self._masks[i, list(s)] = True
+        self._started = False
+        self._terminated = False
+        self._spent = 0.0
+        self._steps = 0
+        self._best_y = -np.inf
+        self._obs = self._blank_observation()
+
+    @property
+    def task(self) -> Task:
+        """The public task description (no ``f``, no cost means)."""
+        return self.problem.task()
+
+    @cached_property
+    def goal(self) -> GoalEvaluator:
+        """Privileged: the evaluator of ``g_i(x)`` (built on first use)."""
+        return GoalEvaluator(self.problem)
+
+    def oracle(self) -> np.ndarray:
+        """Privileged: ``max_{x^i} g_i(x^i)`` per control set, shape ``(m,)`` (cached on disk)."""
+        return oracle_values(self.goal)
+
+    @property
+    def remaining_budget(self) -> float:
+        """The budget not yet spent, in cost units."""
+        return max(float(self.problem.budget) - self._spent, 0.0)
+
+    def _blank_observation(self) -> ObsType:
+        return {
+            "x": np.zeros(self.problem.dim),
+            "y": np.zeros(1),
+            "cost": np.zeros(1),
+            "control_set": np.int64(-1),
+            "remaining_budget": np.array([float(self.problem.budget)]),
+        }
+
+    def reset(
+        self, *, seed: int | None = None, options: dict[str, Any] | None = None
+    ) -> tuple[ObsType, dict[str, Any]]:
+        super().reset(seed=seed)
+        children = np.random.SeedSequence(
+            [int(v) for v in self.np_random.integers(0, 2**32, size=4)]
+        ).spawn(3 + self.problem.n_sets)
+        self._input_rng, self._noise_rng, init_rng = (
+            np.random.default_rng(c) for c in children[:3]
+        )
+        self._cost_rngs = [np.random.default_rng(c) for c in children[3:]]
+        self._started, self._terminated = True, False
+        self._spent, self._steps, self._best_y = 0.0, 0, -np.inf
+        self._obs = self._blank_observation()
+        n0 = self.problem.n_initial
+        X0 = init_rng.random((n0, self.problem.dim))
+        y0 = self._evaluate(X0, init_rng)
+        info = {"initial_x": X0, "initial_y": y0, "spent": 0.0, "step": 0}
+        if self.render_mode == "human":
+            self.render()
+        return self._copy_obs(), info
+
+    def _evaluate(self, X: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+        """Noisy ``f`` at full queries ``X`` (``n x d``), returns ``(n,)``."""
+        with torch.no_grad():
+            f = self.problem.objective(torch.from_numpy(X)).numpy()
+        return f + self.problem.noise_std * rng.standard_normal(X.shape[0])
+
+    def _parse_action(self, action: ActType) -> tuple[int, np.ndarray]:
+        if not isinstance(action, dict) or "control_set" not in action or "x" not in action:
+            raise ValueError("an action is a dict with keys 'control_set' and 'x'")
+        raw_i = np.asarray(action["control_set"])
+        m = self.problem.n_sets
+        if raw_i.shape != () or not np.issubdtype(raw_i.dtype, np.integer):
+            raise ValueError(f"control_set must be one integer, got {action['control_set']!r}")
+        i = int(raw_i)
+        if not 0 <= i < m:
+            raise ValueError(f"unknown control set {i}: this problem has sets 0..{m - 1}")
+        x = np.asarray(action["x"], dtype=np.float64)
+        d = self.problem.dim
+        if x.shape != (d,):
+            raise ValueError(f"x must have shape ({d},), got {x.shape}")
+        if not np.all(np.isfinite(x)):
+            raise ValueError(f"x contains NaN or infinite values: {x.tolist()}")
+        if np.any(x < 0.0) or np.any(x > 1.0):
+            raise ValueError(f"x must lie in [0, 1]; got min {x.min():.6g}, max {x.max():.6g}")
+        return i, x
+
+    def step(self, action: ActType) -> tuple[ObsType, SupportsFloat, bool, bool, dict[str, Any]]:
+        if not self._started:
+            raise RuntimeError("call reset() before step()")
+        if self._terminated:
+            raise EpisodeEndedError("the episode has ended (budget spent); call reset() first")
+        i, x = self._parse_action(action)
+        cost = self.problem.cost_model.sample(i, self._cost_rngs[i])
+        # Draw every variable's uniform each step, so the stream does not depend on the set.
+        u = self._input_rng.random(self.problem.dim)
+        if cost > self.remaining_budget:
+            self._terminated = True
+            info = {
+                "cost_drawn": cost,
+                "evaluated": False,
+                "spent": self._spent,
+                "step": self._steps,
+            }
+            if self.render_mode == "human":
+                self.render()
+            return self._copy_obs(), 0.0, True, False, info
+        full = x.copy()
+        for l in np.flatnonzero(~self._masks[i]):
+            full[l] = self.problem.distributions[l].icdf(u[l])
+        y = float(self._evaluate(full[None], self._noise_rng)[0])
+        self._spent += cost
+        self._steps += 1
+        self._best_y = max(self._best_y, y)
+        self._obs = {
+            "x": full,
+            "y": np.array([y]),
+            "cost": np.array([cost]),
+            "control_set": np.int64(i),
+            "remaining_budget": np.array([self.remaining_budget]),
+        }
+        info: dict[str, Any] = {
+            "cost_drawn": cost,
+            "evaluated": True,
+            "spent": self._spent,
+            "step": self._steps,
+        }
+        if self.privileged_info:
+            info["privileged"] = {"g": self.goal.g_one(i, full)}
+        if self.render_mode == "human":
+            self.render()
+        return self._copy_obs(), y, False, False, info
+
+    def _copy_obs(self) -> ObsType:
+        return {k: (v.copy() if isinstance(v, np.ndarray) else v) for k, v in self._obs.items()}
+
+    def render(self) -> str | None:
+        """A one-line text summary of the episode so far."""
+        if self.render_mode is None:
+            gym.logger.warn("render() called without a render_mode; pass render_mode='ansi'")
+            return None
+        o = self._obs
+        text = (
+            f"{self.problem.name}: step {self._steps}, spent {self._spent:.4g} of "
+            f"{float(self.problem.budget):.4g}, last set {o['control_set']}, "
+            f"y {float(o['y'][0]):.4g}, best y {self._best_y:.4g}"
+            + (", ended" if self._terminated else "")
+        )
+        if self.render_mode == "human":
+            print(text)
+            return None
+        return text

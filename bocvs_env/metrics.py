@@ -1,0 +1,110 @@
+"""Regrets and traces of an episode (SPEC section 1), from an :class:`EpisodeRecord`.
+
+All metrics use the privileged noiseless values ``g_{i_t}(x_t)`` and the oracle
+``g* = max_i max_x g_i(x)``; the free initial design is not a play and does not count. Before
+the first evaluation the best value found is taken as 0, the lower bound of ``f``, so the simple
+regret starts at ``g*``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from bocvs_env.evaluation import EpisodeRecord
+
+
+@dataclass(frozen=True)
+class Target:
+    """The acceptable sets ``C*`` and the target set ``i*`` for a tolerance ``alpha``.
+
+    Attributes:
+        g_star: ``max_i max_x g_i(x)``.
+        acceptable: ``m`` booleans, ``max_x g_i(x) >= (1 - alpha) g*``.
+        i_star: the cheapest acceptable set (by mean cost; ties go to the lowest index).
+        alpha: the tolerance.
+    """
+
+    g_star: float
+    acceptable: np.ndarray
+    i_star: int
+    alpha: float
+
+
+def target(set_max: np.ndarray, cost_means: np.ndarray, alpha: float = 0.1) -> Target:
+    """``C*`` and ``i*`` from the per-set oracle values ``(m,)`` and mean costs ``(m,)``."""
+    if not 0.0 <= alpha < 1.0:
+        raise ValueError(f"alpha must be in [0, 1), got {alpha!r}")
+    g_star = float(np.max(set_max))
+    # A relative tolerance keeps the best set acceptable despite rounding in the oracle.
+    acceptable = set_max >= (1.0 - alpha) * g_star - 1e-9 * max(abs(g_star), 1.0)
+    costs = np.where(acceptable, cost_means, np.inf)
+    return Target(g_star, acceptable, int(np.argmin(costs)), alpha)
+
+
+def quality_regret(record: EpisodeRecord, alpha: float = 0.1) -> np.ndarray:
+    """Cumulative ``R^f_t = sum_{s<=t} ((1 - alpha) g* - g_{i_s}(x_s))``, shape ``(T,)``."""
+    g_star = float(np.max(record.set_max))
+    return np.cumsum((1.0 - alpha) * g_star - record.g)
+
+
+def cost_regret(record: EpisodeRecord, alpha: float = 0.1) -> np.ndarray:
+    """Cumulative ``R^c_t = sum_{s<=t} max(c_{i_s} - c_{i*}, 0)`` on mean costs, shape ``(T,)``."""
+    tgt = target(record.set_max, record.cost_means, alpha)
+    excess = record.cost_means[record.control_set] - record.cost_means[tgt.i_star]
+    return np.cumsum(np.maximum(excess, 0.0))
+
+
+def simple_regret(record: EpisodeRecord) -> np.ndarray:
+    """``g* - max_{s<=t} g_{i_s}(x_s)`` after each step, shape ``(T,)``."""
+    g_star = float(np.max(record.set_max))
+    return g_star - np.maximum.accumulate(np.maximum(record.g, 0.0)) if record.g.size else record.g
+
+
+def cost_varying_regret(record: EpisodeRecord) -> np.ndarray:
+    """UCB-CVS's cumulative ``sum_{s<=t} c_{i_s} (g* - g_{i_s}(x_s))`` on mean costs, ``(T,)``."""
+    g_star = float(np.max(record.set_max))
+    return np.cumsum(record.cost_means[record.control_set] * (g_star - record.g))
+
+
+def _steps_within(record: EpisodeRecord, spend: np.ndarray) -> np.ndarray:
+    """``T(C')``: the number of steps whose cumulative cost is ``<= C'``, for each ``C'``."""
+    # Tolerate float rounding of cumulative sums (a spend grid built from the same costs).
+    return np.searchsorted(record.spent, np.asarray(spend, np.float64) * (1 + 1e-12), "right")
+
+
+def simple_regret_at(record: EpisodeRecord, spend: np.ndarray) -> np.ndarray:
+    """Simple regret after spending ``C'``, for each ``C'`` in ``spend`` (same shape).
+
+    The papers' headline curve: regret of the best query among the steps paid within ``C'``.
+    """
+    g_star = float(np.max(record.set_max))
+    n = _steps_within(record, spend)
+    best = np.concatenate([[0.0], np.maximum.accumulate(np.maximum(record.g, 0.0))])
+    return g_star - best[n]
+
+
+def evaluations_at(record: EpisodeRecord, spend: np.ndarray) -> np.ndarray:
+    """The number of evaluations paid within ``C'``, for each ``C'`` in ``spend``."""
+    return _steps_within(record, spend)
+
+
+def summarize(record: EpisodeRecord, alpha: float = 0.1) -> dict[str, float | int | list[float]]:
+    """Final figures of an episode: regrets, evaluations, spend and spend share per set."""
+    T = record.n_evaluations
+    tgt = target(record.set_max, record.cost_means, alpha)
+    share = np.bincount(record.control_set, weights=record.cost, minlength=record.set_max.size)
+    spent = float(record.cost.sum())
+    return {
+        "evaluations": T,
+        "spent": spent,
+        "g_star": tgt.g_star,
+        "i_star": tgt.i_star,
+        "simple_regret": float(simple_regret(record)[-1]) if T else tgt.g_star,
+        "quality_regret": float(quality_regret(record, alpha)[-1]) if T else 0.0,
+        "cost_regret": float(cost_regret(record, alpha)[-1]) if T else 0.0,
+        "cost_varying_regret": float(cost_varying_regret(record)[-1]) if T else 0.0,
+        "target_plays": int(np.sum(record.control_set == tgt.i_star)),
+        "spend_share": (share / spent if spent > 0 else share).tolist(),
+    }

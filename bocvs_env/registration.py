@@ -1,0 +1,34 @@
+"""Gymnasium ids: ``bocvs/<Problem>-v0`` for every built-in problem, plus the papers' presets."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import gymnasium as gym
+
+from bocvs_env.problems.registry import PROBLEMS
+
+#: Preset ids for the papers' settings, with the keyword arguments they fix.
+PRESETS: dict[str, tuple[str, dict[str, Any]]] = {
+    "bocvs/Hartmann6in12D-Moderate-v0": ("hartmann6_12d", {"cost_set": "moderate"}),
+    "bocvs/Ackley6in12D-Moderate-v0": ("ackley6_12d", {"cost_set": "moderate"}),
+    "bocvs/Hartmann3-Expensive-v0": ("hartmann3", {"cost_set": "expensive"}),
+}
+
+ENV_IDS: tuple[str, ...] = tuple(
+    [f"bocvs/{p.env_name}-v0" for p in PROBLEMS.values()] + list(PRESETS)
+)
+
+
+def register_envs() -> None:
+    """Register every id once (importing :mod:`bocvs_env` calls this)."""
+    specs = {f"bocvs/{p.env_name}-v0": (p.name, {}) for p in PROBLEMS.values()} | PRESETS
+    for env_id, (problem, kwargs) in specs.items():
+        if env_id in gym.registry:
+            continue
+        gym.register(
+            id=env_id,
+            entry_point="bocvs_env.env:BOCVSEnv",
+            kwargs={"problem": problem, **kwargs},
+            disable_env_checker=False,
+        )
