@@ -11,11 +11,14 @@ import torch
 from gymnasium import spaces
 
 from bocvs_env.goal import GoalEvaluator, oracle_values
+from bocvs_env.problems.distributions import InputDistribution
 from bocvs_env.problems.problem import Problem
 from bocvs_env.problems.registry import make_problem
 from bocvs_env.task import Task
 
 ObsType = dict[str, Any]
+#: The finite stand-in for an unbounded observation (Gymnasium warns on infinite bounds).
+_BIG = float(np.finfo(np.float64).max)
 ActType = dict[str, Any]
 
 
@@ -41,8 +44,8 @@ class BOCVSEnv(gym.Env[ObsType, ActType]):
     ``Dict`` with
 
     * ``x``: ``Box(0, 1, (d,))``, the last full query, controlled and drawn parts together;
-    * ``y``: ``Box(-inf, inf, (1,))``, its noisy observation;
-    * ``cost``: ``Box(0, inf, (1,))``, the cost paid for it;
+    * ``y``: ``Box(-max_float64, max_float64, (1,))``, its noisy observation (unbounded);
+    * ``cost``: ``Box(0, budget, (1,))``, the cost paid for it (a paid cost fits the budget);
     * ``control_set``: ``Discrete(m + 1, start=-1)``, the set played (-1 before any play);
     * ``remaining_budget``: ``Box(0, budget, (1,))``, what is left to spend (Markov state).
 
@@ -110,8 +113,8 @@ class BOCVSEnv(gym.Env[ObsType, ActType]):
         self.observation_space = spaces.Dict(
             {
                 "x": spaces.Box(0.0, 1.0, (d,), np.float64),
-                "y": spaces.Box(-np.inf, np.inf, (1,), np.float64),
-                "cost": spaces.Box(0.0, np.inf, (1,), np.float64),
+                "y": spaces.Box(-_BIG, _BIG, (1,), np.float64),
+                "cost": spaces.Box(0.0, budget, (1,), np.float64),
                 "control_set": spaces.Discrete(m + 1, start=-1),
                 "remaining_budget": spaces.Box(0.0, budget, (1,), np.float64),
             }
@@ -119,6 +122,11 @@ class BOCVSEnv(gym.Env[ObsType, ActType]):
         self._masks = np.zeros((m, d), dtype=bool)
         for i, s in enumerate(problem.control_sets):
             self._masks[i, list(s)] = True
+        # Variables sharing one distribution are mapped by one vectorised inverse-CDF call.
+        groups: dict[InputDistribution, list[int]] = {}
+        for l, p in enumerate(problem.distributions):
+            groups.setdefault(p, []).append(l)
+        self._icdf_groups = [(p, np.array(idx)) for p, idx in groups.items()]
         self._started = False
         self._terminated = False
         self._spent = 0.0
@@ -182,6 +190,13 @@ class BOCVSEnv(gym.Env[ObsType, ActType]):
             f = self.problem.objective(torch.from_numpy(X)).numpy()
         return f + self.problem.noise_std * rng.standard_normal(X.shape[0])
 
+    def _icdf(self, u: np.ndarray) -> np.ndarray:
+        """Map uniforms ``u`` of shape ``(d,)`` through each variable's inverse CDF."""
+        z = np.empty_like(u)
+        for p, idx in self._icdf_groups:
+            z[idx] = p.icdf(u[idx])
+        return z
+
     def _parse_action(self, action: ActType) -> tuple[int, np.ndarray]:
         if not isinstance(action, dict) or "control_set" not in action or "x" not in action:
             raise ValueError("an action is a dict with keys 'control_set' and 'x'")
@@ -222,9 +237,7 @@ class BOCVSEnv(gym.Env[ObsType, ActType]):
             if self.render_mode == "human":
                 self.render()
             return self._copy_obs(), 0.0, True, False, info
-        full = x.copy()
-        for l in np.flatnonzero(~self._masks[i]):
-            full[l] = self.problem.distributions[l].icdf(u[l])
+        full = np.where(self._masks[i], x, self._icdf(u))
         y = float(self._evaluate(full[None], self._noise_rng)[0])
         self._spent += cost
         self._steps += 1

@@ -12,6 +12,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+from collections.abc import Sequence
 from pathlib import Path
 
 import numpy as np
@@ -20,10 +21,11 @@ from scipy.optimize import minimize
 from torch import Tensor
 from torch.quasirandom import SobolEngine
 
+from bocvs_env.problems.distributions import InputDistribution
 from bocvs_env.problems.problem import Problem
 
 #: Bump when the oracle's algorithm changes, so that stale cached values are not reused.
-ORACLE_VERSION = 1
+ORACLE_VERSION = 2
 
 
 def cache_dir() -> Path:
@@ -31,10 +33,15 @@ def cache_dir() -> Path:
     return Path(os.environ.get("BOCVS_CACHE_DIR", Path.home() / ".cache" / "bocvs"))
 
 
-def quasi_random_inputs(problem: Problem, n: int, seed: int) -> Tensor:
-    """``n x d`` scrambled Sobol points mapped through each variable's inverse CDF (float64)."""
-    U = SobolEngine(problem.dim, scramble=True, seed=seed).draw(n, dtype=torch.float64).numpy()
-    cols = [p.icdf(U[:, l]) for l, p in enumerate(problem.distributions)]
+def quasi_random_inputs(distributions: Sequence[InputDistribution], n: int, seed: int) -> Tensor:
+    """``n x d`` scrambled Sobol points mapped through each variable's inverse CDF (float64).
+
+    ``d = len(distributions)``; the same ``seed`` gives the same points (agents and the goal
+    evaluator share this one construction).
+    """
+    sobol = SobolEngine(len(distributions), scramble=True, seed=seed)
+    U = sobol.draw(n, dtype=torch.float64).numpy()
+    cols = [p.icdf(U[:, l]) for l, p in enumerate(distributions)]
     return torch.from_numpy(np.stack(cols, axis=1))
 
 
@@ -55,7 +62,7 @@ class GoalEvaluator:
         self.n_samples = n_samples
         self.seed = seed
         self.chunk = chunk
-        self.samples = quasi_random_inputs(problem, n_samples, seed)  # n_samples x d
+        self.samples = quasi_random_inputs(problem.distributions, n_samples, seed)  # n_samples x d
         masks = torch.zeros(problem.n_sets, problem.dim, dtype=torch.bool)
         for i, s in enumerate(problem.control_sets):
             masks[i, list(s)] = True
@@ -105,9 +112,10 @@ class GoalEvaluator:
     ) -> tuple[float, np.ndarray]:
         """``max_{x^i} g_i(x^i)`` by multi-start L-BFGS-B with autograd gradients.
 
-        Scores ``n_raw`` Sobol candidates in the set's subspace, then refines the best
-        ``n_starts`` of them jointly (their objectives are independent, so the summed objective's
-        gradient separates).
+        Scores ``n_raw`` Sobol candidates in the set's subspace, plus the inputs' means and the
+        objective's known maximizers (restricted to the set), then refines the best ``n_starts``
+        of them jointly (their objectives are independent, so the summed objective's gradient
+        separates).
 
         Returns:
             The best value and the maximizing full query of shape ``(d,)`` (entries outside the
@@ -115,8 +123,17 @@ class GoalEvaluator:
         """
         idx = list(self.problem.control_sets[i])
         k = len(idx)
+        means = torch.tensor([[p.mean for p in self.problem.distributions]], dtype=torch.float64)
+        known = self.problem.objective.optimizers
+        raw = torch.cat(
+            [
+                SobolEngine(k, scramble=True, seed=seed).draw(n_raw, dtype=torch.float64),
+                means[:, idx],
+                *([] if known is None else [known[:, idx].to(torch.float64)]),
+            ]
+        )
+        n_raw = raw.shape[0]
         sets = torch.full((n_raw,), i, dtype=torch.long)
-        raw = SobolEngine(k, scramble=True, seed=seed).draw(n_raw, dtype=torch.float64)
         base = torch.full((n_raw, self.problem.dim), 0.5, dtype=torch.float64)
         base[:, idx] = raw
         with torch.no_grad():

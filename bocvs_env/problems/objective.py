@@ -20,13 +20,15 @@ class Objective(ABC):
     """A batched black-box function on ``[0, 1]^dim`` whose shifted values are ``>= 0``.
 
     Subclasses set ``dim``, ``shift`` (added to the raw values), ``optimal_value`` (the known
-    maximum of the shifted ``f`` over the cube, or ``None``) and implement :meth:`raw`.
+    maximum of the shifted ``f`` over the cube, or ``None``), ``optimizers`` (known maximizers,
+    ``k x d``, or ``None``; the oracle starts from them) and implement :meth:`raw`.
     """
 
     name: str
     dim: int
     shift: float = 0.0
     optimal_value: float | None = None
+    optimizers: Tensor | None = None
 
     @abstractmethod
     def raw(self, X: Tensor) -> Tensor:

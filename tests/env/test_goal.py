@@ -1,0 +1,82 @@
+import json
+
+import numpy as np
+import pytest
+import torch
+
+from bocvs_env.goal import GoalEvaluator, oracle_values
+from bocvs_env.problems import (
+    CallableObjective,
+    GaussianCost,
+    Problem,
+    TruncatedNormal,
+    make_problem,
+)
+
+
+def test_full_set_goal_is_the_objective() -> None:
+    p = make_problem("hartmann3")
+    ev = GoalEvaluator(p)
+    X = torch.rand(5, 3, dtype=torch.float64)
+    g = ev.g(torch.full((5,), 6), X)
+    assert torch.allclose(g, p.objective(X))
+
+
+def test_goal_matches_brute_force_monte_carlo() -> None:
+    p = make_problem("hartmann6_12d", variance=0.04)
+    ev = GoalEvaluator(p)
+    x = np.full(12, 0.3)
+    rng = np.random.default_rng(0)
+    n = 200_000
+    full = np.tile(x, (n, 1))
+    for l in range(3, 12):
+        full[:, l] = p.distributions[l].sample(rng, n)
+    values = p.objective(torch.from_numpy(full)).numpy()
+    se = values.std() / np.sqrt(n)
+    assert abs(ev.g_one(0, x) - values.mean()) < 4 * se + 2e-3
+
+
+def test_goal_ignores_entries_outside_the_set() -> None:
+    ev = GoalEvaluator(make_problem("hartmann6_12d"))
+    a, b = np.full(12, 0.2), np.full(12, 0.2)
+    b[3:] = 0.9
+    assert ev.g_one(0, a) == ev.g_one(0, b)
+
+
+def _toy_problem() -> Problem:
+    return Problem(
+        objective=CallableObjective(lambda X: -((X - 0.3) ** 2).sum(-1), dim=2, lower_bound=-2.0),
+        control_sets=[[0], [0, 1]],
+        distributions=[TruncatedNormal(0.02)] * 2,
+        cost_model=GaussianCost([0.1, 1.0]),
+        budget=1.0,
+    )
+
+
+def test_oracle_values_of_hartmann3() -> None:
+    values = oracle_values(GoalEvaluator(make_problem("hartmann3")))
+    assert values.shape == (7,)
+    assert values[6] == pytest.approx(3.86278, abs=1e-4)
+    assert values.max() == values[6]
+
+
+def test_oracle_is_cached_and_a_corrupt_cache_is_recomputed(tmp_path, monkeypatch) -> None:
+    monkeypatch.setenv("BOCVS_CACHE_DIR", str(tmp_path))
+    ev = GoalEvaluator(_toy_problem())
+    values = oracle_values(ev)
+    # The full set reaches the peak 0 (shift 2); the single variable loses E[(X1 - 0.3)^2].
+    assert values[1] == pytest.approx(2.0, abs=1e-6)
+    assert values[0] == pytest.approx(2.0 - (0.02 + 0.2**2), abs=1e-3)
+    path = tmp_path / f"oracle-{ev.cache_key()}.json"
+    assert json.loads(path.read_text())["set_max"] == values.tolist()
+    path.write_text(json.dumps({"set_max": [42.0, 43.0]}))
+    assert oracle_values(ev).tolist() == [42.0, 43.0]  # read from the cache, not recomputed
+    path.write_text("{not json")
+    assert np.allclose(oracle_values(ev), values)
+
+
+def test_cache_key_depends_on_configuration() -> None:
+    a = GoalEvaluator(make_problem("hartmann3", variance=0.02)).cache_key()
+    b = GoalEvaluator(make_problem("hartmann3", variance=0.04)).cache_key()
+    c = GoalEvaluator(make_problem("hartmann3", variance=0.02, budget=3.0)).cache_key()
+    assert a != b and a == c

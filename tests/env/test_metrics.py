@@ -1,0 +1,59 @@
+import numpy as np
+import pytest
+
+from bocvs_env import metrics
+from bocvs_env.evaluation import EpisodeRecord
+
+
+def _record() -> EpisodeRecord:
+    # 3 sets: oracle values 1.0, 0.95, 2.0 with mean costs 0.1, 0.5, 1.0; g* = 2.
+    return EpisodeRecord(
+        problem="toy",
+        agent="hand",
+        seed=0,
+        control_set=np.array([0, 2, 1, 2]),
+        x=np.zeros((4, 2)),
+        y=np.zeros(4),
+        cost=np.array([0.1, 1.0, 0.5, 1.0]),
+        g=np.array([0.5, 1.5, 0.9, 1.8]),
+        set_max=np.array([1.0, 0.95, 2.0]),
+        cost_means=np.array([0.1, 0.5, 1.0]),
+        budget=3.0,
+    )
+
+
+def test_target_sets() -> None:
+    t = metrics.target(np.array([1.0, 1.9, 2.0]), np.array([0.1, 0.5, 1.0]), alpha=0.1)
+    assert t.acceptable.tolist() == [False, True, True] and t.i_star == 1
+    assert metrics.target(np.array([1.0, 1.9, 2.0]), np.array([0.1, 0.5, 1.0]), 0.0).i_star == 2
+    assert metrics.target(np.array([1.0, 1.9, 2.0]), np.array([0.1, 0.5, 1.0]), 0.5).i_star == 0
+    with pytest.raises(ValueError, match="alpha"):
+        metrics.target(np.ones(2), np.ones(2), alpha=1.0)
+
+
+def test_regrets_by_hand() -> None:
+    r = _record()
+    # alpha=0.1: threshold 1.8; only set 2 acceptable, i* = 2.
+    assert np.allclose(metrics.quality_regret(r, 0.1), np.cumsum([1.3, 0.3, 0.9, 0.0]))
+    assert np.allclose(metrics.cost_regret(r, 0.1), [0, 0, 0, 0])
+    # alpha=0.5: threshold 1.0; set 0 acceptable and cheapest.
+    assert np.allclose(metrics.cost_regret(r, 0.5), np.cumsum([0, 0.9, 0.4, 0.9]))
+    assert np.allclose(metrics.simple_regret(r), [1.5, 0.5, 0.5, 0.2])
+    assert np.allclose(
+        metrics.cost_varying_regret(r), np.cumsum([0.1 * 1.5, 1.0 * 0.5, 0.5 * 1.1, 1.0 * 0.2])
+    )
+
+
+def test_traces_against_cost_spent() -> None:
+    r = _record()  # cumulative spend 0.1, 1.1, 1.6, 2.6
+    spend = np.array([0.0, 0.1, 1.0, 1.1, 2.0, 2.6, 3.0])
+    assert np.allclose(metrics.simple_regret_at(r, spend), [2.0, 1.5, 1.5, 0.5, 0.5, 0.2, 0.2])
+    assert metrics.evaluations_at(r, spend).tolist() == [0, 1, 1, 2, 3, 4, 4]
+
+
+def test_summary() -> None:
+    s = metrics.summarize(_record(), alpha=0.1)
+    assert s["evaluations"] == 4 and s["spent"] == pytest.approx(2.6)
+    assert s["simple_regret"] == pytest.approx(0.2) and s["i_star"] == 2
+    assert s["target_plays"] == 2
+    assert np.allclose(s["spend_share"], np.array([0.1, 0.5, 2.0]) / 2.6)
