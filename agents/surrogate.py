@@ -1,0 +1,395 @@
+"""The exact Gaussian-process surrogate shared by every model-based agent.
+
+One GP class, two hyperparameter modes:
+
+- ``"fixed"``: the reference implementations' model (Tay et al. 2023; Hayashi et al. 2022): a
+  squared-exponential (RBF) kernel with one given lengthscale for every dimension, unit output
+  scale, noise variance ``1e-4``, zero prior mean and raw (not standardized) outputs.
+- ``"fitted"``: BoTorch's default :class:`~botorch.models.SingleTaskGP` (RBF with ARD and the
+  dimension-scaled priors of Hvarfner et al. 2024, a constant mean, a Gaussian likelihood,
+  outputs standardized by :class:`~botorch.models.transforms.outcome.Standardize`), whose
+  hyperparameters and standardization are refit by maximum a posteriori every ``refit_every`` new
+  points and kept fixed in between.
+
+In both modes the posterior itself is computed here, in float64 torch, from a cached Cholesky
+factor of ``K + noise I``. When :meth:`GPSurrogate.fit` receives the previous data with rows
+appended (the usual case: agents refit on all data every round) and the hyperparameters have not
+changed, the factor is *extended* by a block update in ``O(n^2 k)`` for ``k`` new rows instead of
+being recomputed in ``O(n^3)``. A Cholesky failure (duplicate inputs, tiny noise) is met by adding
+escalating jitter to the diagonal of the new block, so a run never crashes on it.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Literal
+
+import numpy as np
+import torch
+from torch import Tensor
+
+#: The jitter ladder (relative to the output scale) tried on a Cholesky failure.
+JITTERS = (0.0, 1e-10, 1e-9, 1e-8, 1e-7, 1e-6, 1e-5, 1e-4, 1e-3, 1e-2)
+#: The smallest posterior variance returned (relative to the output scale), so that the standard
+#: deviation and its gradient stay finite.
+MIN_VARIANCE = 1e-12
+#: Rows of test points per kernel block in :meth:`GPSurrogate.mean_std` (bounds memory).
+CHUNK_ELEMENTS = 1 << 23
+
+Mode = Literal["fixed", "fitted"]
+
+
+@dataclass(frozen=True)
+class Hyperparameters:
+    """The parameters of the GP in standardized units.
+
+    Attributes:
+        lengthscale: ``d`` RBF lengthscales.
+        outputscale: the prior variance of the latent function.
+        noise: the observation-noise variance.
+        mean: the constant prior mean.
+        y_shift: outputs are standardized as ``(y - y_shift) / y_scale``.
+        y_scale: see ``y_shift``.
+    """
+
+    lengthscale: Tensor
+    outputscale: float
+    noise: float
+    mean: float = 0.0
+    y_shift: float = 0.0
+    y_scale: float = 1.0
+
+
+def rbf(A: Tensor, B: Tensor, lengthscale: Tensor, outputscale: float) -> Tensor:
+    """The RBF kernel ``s * exp(-||(a - b) / l||^2 / 2)``.
+
+    Args:
+        A: ``p x d`` points.
+        B: ``q x d`` points.
+        lengthscale: ``d`` lengthscales.
+        outputscale: ``s``.
+
+    Returns:
+        The ``p x q`` kernel matrix (differentiable with respect to ``A`` and ``B``).
+    """
+    a = A / lengthscale
+    b = B / lengthscale
+    sq = (a * a).sum(-1, keepdim=True) + (b * b).sum(-1) - 2.0 * a @ b.T
+    return outputscale * torch.exp(-0.5 * sq.clamp_min(0.0))
+
+
+class GPSurrogate:
+    """Exact GP on BoTorch/GPyTorch shared by every model-based agent.
+
+    Args:
+        dim: the input dimension ``d``; inputs live in ``[0, 1]^d``.
+        mode: ``"fixed"`` (the references' hyperparameters) or ``"fitted"`` (BoTorch's
+            ``SingleTaskGP`` fitted by MAP, outputs standardized).
+        lengthscale: the fixed mode's lengthscale (every dimension).
+        noise: the fixed mode's noise variance.
+        outputscale: the fixed mode's output scale (prior variance).
+        refit_every: the fitted mode refits its hyperparameters once this many points have been
+            added since the last fit (and on the first fit with at least two points).
+        seed: seeds the random restarts BoTorch may use when a hyperparameter fit fails (each refit
+            uses ``seed + refit count``); ``None`` leaves torch's global generator as it is.
+        n_features: the number of random Fourier features of the prior in :meth:`sample_paths`.
+    """
+
+    def __init__(
+        self,
+        dim: int,
+        mode: Mode = "fixed",
+        lengthscale: float = 0.1,
+        noise: float = 1e-4,
+        outputscale: float = 1.0,
+        refit_every: int = 10,
+        seed: int | None = 0,
+        n_features: int = 1024,
+    ) -> None:
+        if not (isinstance(dim, int) and dim >= 1):
+            raise ValueError(f"dim must be a positive integer, got {dim!r}")
+        if mode not in ("fixed", "fitted"):
+            raise ValueError(f"mode must be 'fixed' or 'fitted', got {mode!r}")
+        for name, value in (("lengthscale", lengthscale), ("noise", noise)):
+            if not (math.isfinite(value) and value > 0):
+                raise ValueError(f"{name} must be positive and finite, got {value!r}")
+        if not (math.isfinite(outputscale) and outputscale > 0):
+            raise ValueError(f"outputscale must be positive and finite, got {outputscale!r}")
+        if not (isinstance(refit_every, int) and refit_every >= 1):
+            raise ValueError(f"refit_every must be a positive integer, got {refit_every!r}")
+        if not (isinstance(n_features, int) and n_features >= 1):
+            raise ValueError(f"n_features must be a positive integer, got {n_features!r}")
+        self.dim = dim
+        self.mode = mode
+        self.refit_every = refit_every
+        self.seed = seed
+        self.n_features = n_features
+        if mode == "fixed":
+            ls = torch.full((dim,), float(lengthscale), dtype=torch.float64)
+            self.hyper = Hyperparameters(ls, float(outputscale), float(noise))
+        else:
+            self.hyper = _botorch_initial_hyperparameters(dim)
+        #: The number of hyperparameter fits done (fitted mode).
+        self.n_refits = 0
+        #: The number of full ``O(n^3)`` factorizations and of block extensions done.
+        self.n_factorizations = 0
+        self.n_extensions = 0
+        self._n_at_refit = 0
+        self._X = torch.zeros(0, dim, dtype=torch.float64)
+        self._y = torch.zeros(0, dtype=torch.float64)
+        self._L = torch.zeros(0, 0, dtype=torch.float64)
+        self._jitter = torch.zeros(0, dtype=torch.float64)  # diagonal jitter added per row
+        self._alpha = torch.zeros(0, dtype=torch.float64)
+
+    # ----------------------------------------------------------------------------------- data
+    @property
+    def n_train(self) -> int:
+        """The number of training points."""
+        return int(self._X.shape[0])
+
+    @property
+    def train_X(self) -> Tensor:
+        """The ``n x d`` training inputs."""
+        return self._X
+
+    @property
+    def cholesky(self) -> Tensor:
+        """The ``n x n`` lower Cholesky factor of ``K + (noise + jitter) I`` (standardized)."""
+        return self._L
+
+    @property
+    def alpha(self) -> Tensor:
+        """``(K + noise I)^{-1} (y_std - mean)``, shape ``n`` (standardized units)."""
+        return self._alpha
+
+    def fit(self, X: np.ndarray, y: np.ndarray) -> None:
+        """Condition on all the data so far.
+
+        Args:
+            X: ``n x d`` inputs in ``[0, 1]^d``.
+            y: ``n`` outputs.
+
+        If ``X`` and ``y`` start with the previous call's data and the hyperparameters are kept,
+        only the new rows are factorized (block extension of the Cholesky factor); otherwise the
+        factor is recomputed. In fitted mode the hyperparameters are refit when ``refit_every``
+        points have been added since the last refit, or when the data is not an extension of the
+        previous data.
+        """
+        Xt = torch.as_tensor(np.asarray(X, dtype=np.float64))
+        yt = torch.as_tensor(np.asarray(y, dtype=np.float64))
+        if Xt.ndim != 2 or Xt.shape[1] != self.dim:
+            raise ValueError(f"X must have shape (n, {self.dim}), got {tuple(Xt.shape)}")
+        if yt.ndim != 1 or yt.shape[0] != Xt.shape[0]:
+            raise ValueError(f"y must have shape ({Xt.shape[0]},), got {tuple(yt.shape)}")
+        if not (torch.isfinite(Xt).all() and torch.isfinite(yt).all()):
+            raise ValueError("X and y must be finite")
+        n_old, n = self.n_train, Xt.shape[0]
+        appended = (
+            n >= n_old and torch.equal(Xt[:n_old], self._X) and torch.equal(yt[:n_old], self._y)
+        )
+        if self.mode == "fitted":
+            if not appended:
+                self._n_at_refit = 0
+                self.hyper = _botorch_initial_hyperparameters(self.dim)
+            if n >= 2 and (
+                self.n_refits == 0 or not appended or n - self._n_at_refit >= self.refit_every
+            ):
+                self.hyper = self._refit(Xt, yt)
+                self._n_at_refit = n
+                appended = False
+        if appended and n > n_old:
+            self._extend(Xt[n_old:])
+        elif not appended:
+            self._X = Xt[:0]
+            self._L = self._L.new_zeros(0, 0)
+            self._jitter = self._jitter.new_zeros(0)
+            if n > 0:
+                self._extend(Xt)
+        self._X = Xt.clone()
+        self._y = yt.clone()
+        h = self.hyper
+        resid = ((yt - h.y_shift) / h.y_scale - h.mean).unsqueeze(-1)
+        self._alpha = torch.cholesky_solve(resid, self._L).squeeze(-1) if n else resid[:, 0]
+
+    def _extend(self, X_new: Tensor) -> None:
+        """Append ``k`` rows to the Cholesky factor in ``O(n^2 k)`` (``O(k^3)`` for the block)."""
+        h = self.hyper
+        n, k = self.n_train, X_new.shape[0]
+        K22 = rbf(X_new, X_new, h.lengthscale, h.outputscale)
+        K22.diagonal().add_(h.noise)
+        if n > 0:
+            K12 = rbf(self._X, X_new, h.lengthscale, h.outputscale)
+            L21t = torch.linalg.solve_triangular(self._L, K12, upper=False)  # n x k
+            S = K22 - L21t.T @ L21t
+            self.n_extensions += 1
+        else:
+            L21t = K22.new_zeros(0, k)
+            S = K22
+            self.n_factorizations += 1
+        L22, jitter = _robust_cholesky(S, h.outputscale)
+        L = torch.zeros(n + k, n + k, dtype=torch.float64)
+        L[:n, :n] = self._L
+        L[n:, :n] = L21t.T
+        L[n:, n:] = L22
+        self._L = L
+        self._jitter = torch.cat([self._jitter, torch.full((k,), jitter, dtype=torch.float64)])
+        self._X = torch.cat([self._X, X_new])
+
+    def _refit(self, X: Tensor, y: Tensor) -> Hyperparameters:
+        """Fit BoTorch's default ``SingleTaskGP`` by MAP and read off its hyperparameters."""
+        from botorch.fit import fit_gpytorch_mll
+        from botorch.models import SingleTaskGP
+        from gpytorch.mlls import ExactMarginalLogLikelihood
+
+        with torch.random.fork_rng():
+            if self.seed is not None:
+                torch.manual_seed(self.seed + self.n_refits)
+            model = SingleTaskGP(X, y.unsqueeze(-1))
+            fit_gpytorch_mll(ExactMarginalLogLikelihood(model.likelihood, model))
+        self.n_refits += 1
+        return hyperparameters_of(model)
+
+    # ------------------------------------------------------------------------------ posterior
+    def mean_std(self, X: Tensor) -> tuple[Tensor, Tensor]:
+        """Posterior mean and standard deviation of the latent function.
+
+        Args:
+            X: ``batch_shape x d`` float64 points.
+
+        Returns:
+            The mean and the standard deviation, each of shape ``batch_shape``, in the units of
+            ``y``; differentiable with respect to ``X``.
+        """
+        h = self.hyper
+        shape = X.shape[:-1]
+        flat = X.reshape(-1, self.dim)
+        n = self.n_train
+        rows = max(1, CHUNK_ELEMENTS // max(n, 1))
+        means, variances = [], []
+        for lo in range(0, flat.shape[0], rows):
+            chunk = flat[lo : lo + rows]
+            if n == 0:
+                means.append(chunk.new_full(chunk.shape[:1], h.mean))
+                variances.append(chunk.new_full(chunk.shape[:1], h.outputscale))
+                continue
+            Ks = rbf(chunk, self._X, h.lengthscale, h.outputscale)  # c x n
+            means.append(Ks @ self._alpha + h.mean)
+            V = torch.linalg.solve_triangular(self._L, Ks.T, upper=False)  # n x c
+            variances.append(h.outputscale - (V * V).sum(0))
+        mean = torch.cat(means) if means else flat.new_zeros(0)
+        var = torch.cat(variances) if variances else flat.new_zeros(0)
+        std = var.clamp_min(MIN_VARIANCE * h.outputscale).sqrt()
+        return (mean * h.y_scale + h.y_shift).reshape(shape), (std * h.y_scale).reshape(shape)
+
+    def sample_paths(self, n_paths: int, generator: torch.Generator) -> Callable[[Tensor], Tensor]:
+        """Draw posterior sample paths by pathwise conditioning (Matheron's rule).
+
+        A path is a prior draw approximated by ``n_features`` random Fourier features of the RBF
+        kernel, updated by the data: ``f(x) = f0(x) + k(x, X) (K + noise I)^{-1} (y - f0(X) - e)``
+        with ``e ~ N(0, noise)`` (Wilson et al., 2020, "Efficiently sampling functions from
+        Gaussian process posteriors"). The update reuses the cached Cholesky factor.
+
+        Args:
+            n_paths: the number of paths.
+            generator: the source of every random draw.
+
+        Returns:
+            A function mapping ``batch_shape x d`` points to ``n_paths x batch_shape`` values in
+            the units of ``y``, differentiable with respect to its input.
+        """
+        if not (isinstance(n_paths, int) and n_paths >= 1):
+            raise ValueError(f"n_paths must be a positive integer, got {n_paths!r}")
+        h = self.hyper
+        D = self.n_features
+        opts = {"dtype": torch.float64, "generator": generator}
+        W = torch.randn(self.dim, D, **opts) / h.lengthscale.unsqueeze(-1)  # d x D
+        b = 2.0 * math.pi * torch.rand(D, **opts)
+        w = torch.randn(D, n_paths, **opts) * math.sqrt(2.0 * h.outputscale / D)
+
+        def prior(Z: Tensor) -> Tensor:  # m x d -> m x n_paths
+            return torch.cos(Z @ W + b) @ w
+
+        X = self._X
+        if self.n_train > 0:
+            eps = torch.randn(self.n_train, n_paths, **opts)
+            eps = eps * (h.noise + self._jitter).sqrt().unsqueeze(-1)
+            resid = ((self._y - h.y_shift) / h.y_scale - h.mean).unsqueeze(-1)
+            update = torch.cholesky_solve(resid - prior(X) - eps, self._L)  # n x n_paths
+        else:
+            update = torch.zeros(0, n_paths, dtype=torch.float64)
+
+        def path(Z: Tensor) -> Tensor:
+            shape = Z.shape[:-1]
+            flat = Z.reshape(-1, self.dim)
+            values = prior(flat) + h.mean
+            if X.shape[0] > 0:
+                values = values + rbf(flat, X, h.lengthscale, h.outputscale) @ update
+            values = values * h.y_scale + h.y_shift
+            return values.T.reshape(n_paths, *shape)
+
+        return path
+
+
+def _robust_cholesky(S: Tensor, outputscale: float) -> tuple[Tensor, float]:
+    """Cholesky factor of ``S + jitter I`` with the smallest jitter of :data:`JITTERS` that works.
+
+    Returns:
+        The lower factor and the jitter added (absolute).
+
+    Raises:
+        torch.linalg.LinAlgError: only if ``S`` is not finite (no jitter can help then).
+    """
+    eye = torch.eye(S.shape[0], dtype=S.dtype)
+    for rel in JITTERS:
+        jitter = rel * outputscale
+        L, info = torch.linalg.cholesky_ex(S + jitter * eye)
+        if int(info) == 0:
+            return L, jitter
+    raise torch.linalg.LinAlgError(
+        f"Cholesky failed even with jitter {JITTERS[-1] * outputscale:g}: the kernel matrix is not finite"
+    )
+
+
+def _botorch_initial_hyperparameters(dim: int) -> Hyperparameters:
+    """The hyperparameters of an unfitted default ``SingleTaskGP`` (the priors' modes)."""
+    from botorch.models.utils.gpytorch_modules import (
+        get_covar_module_with_dim_scaled_prior,
+        get_gaussian_likelihood_with_lognormal_prior,
+    )
+
+    kernel = get_covar_module_with_dim_scaled_prior(ard_num_dims=dim)
+    likelihood = get_gaussian_likelihood_with_lognormal_prior()
+    ls = kernel.lengthscale.detach().to(torch.float64).reshape(dim)
+    return Hyperparameters(ls, 1.0, float(likelihood.noise.detach()))
+
+
+def hyperparameters_of(model: torch.nn.Module) -> Hyperparameters:
+    """Read the hyperparameters of a (fitted) single-output ``SingleTaskGP`` with an RBF kernel.
+
+    Supports an RBF kernel with or without a ``ScaleKernel``, a constant or zero mean, and an
+    optional ``Standardize`` outcome transform.
+
+    Raises:
+        TypeError: if the kernel is not an RBF kernel.
+    """
+    from gpytorch.kernels import RBFKernel, ScaleKernel
+
+    kernel = model.covar_module
+    outputscale = 1.0
+    if isinstance(kernel, ScaleKernel):
+        outputscale = float(kernel.outputscale.detach())
+        kernel = kernel.base_kernel
+    if not isinstance(kernel, RBFKernel):
+        raise TypeError(f"only RBF kernels are supported, got {type(kernel).__name__}")
+    ls = kernel.lengthscale.detach().to(torch.float64).reshape(-1)
+    constant = getattr(model.mean_module, "constant", None)
+    mean = 0.0 if constant is None else float(constant.detach())
+    shift, scale = 0.0, 1.0
+    transform = getattr(model, "outcome_transform", None)
+    if transform is not None:
+        shift = float(transform.means.detach().reshape(-1)[0])
+        scale = float(transform.stdvs.detach().reshape(-1)[0])
+    noise = float(model.likelihood.noise.detach().reshape(-1)[0])
+    return Hyperparameters(ls, outputscale, noise, mean, shift, scale)

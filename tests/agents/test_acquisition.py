@@ -1,0 +1,132 @@
+"""Expectations over the random inputs and their maximization over a control set."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import torch
+from torch import Tensor
+
+from agents.acquisition import ExpectedAcquisition
+from agents.surrogate import GPSurrogate
+from bocvs_env.problems.distributions import TruncatedNormal
+from bocvs_env.task import Task
+
+VARIANCE = 0.04
+CENTRE = torch.tensor([0.3, 0.7, 0.55, 0.2], dtype=torch.float64)
+
+
+def make_task(sets: tuple[tuple[int, ...], ...] = ((0,), (1, 2), (0, 1, 2, 3))) -> Task:
+    dist = TruncatedNormal(VARIANCE)
+    return Task("toy", 4, sets, (dist,) * 4, budget=10.0)
+
+
+class Bump:
+    """A surrogate-like object with a known expectation: ``mean = 1 - |x - c|^2``, ``std = 0.5``.
+
+    ``E[mean]`` over random variables ``l`` subtracts ``Var(X_l) + (0.5 - c_l)^2`` for each.
+    """
+
+    def mean_std(self, X: Tensor) -> tuple[Tensor, Tensor]:
+        mean = 1.0 - ((X - CENTRE) ** 2).sum(-1)
+        return mean, torch.full_like(mean, 0.5)
+
+
+def fitted_gp() -> GPSurrogate:
+    rng = np.random.default_rng(0)
+    X = rng.random((30, 4))
+    gp = GPSurrogate(4, lengthscale=0.3)
+    gp.fit(X, np.cos(4.0 * X).sum(-1))
+    return gp
+
+
+def test_expectation_matches_brute_force_monte_carlo() -> None:
+    task = make_task()
+    acq = ExpectedAcquisition(task, n_samples=256, seed=3)
+    gp = fitted_gp()
+    X = torch.rand(3, 4, dtype=torch.float64, generator=torch.Generator().manual_seed(0))
+    i = 1  # controls 1, 2; variables 0 and 3 are random
+    quasi = acq.expected(gp, i, X, "ucb", beta=2.0)
+    rng = np.random.default_rng(1)
+    n = 100_000
+    for b in range(3):
+        full = X[b].repeat(n, 1)
+        for l in task.free_variables(i):
+            full[:, l] = torch.from_numpy(task.distributions[l].sample(rng, n))
+        with torch.no_grad():
+            mean, std = gp.mean_std(full)
+        values = mean + 2.0 * std
+        error = float(values.std()) / n**0.5
+        assert abs(float(quasi[b]) - float(values.mean())) < 4 * error + 1e-4
+
+
+def test_bounds_are_ordered_and_differentiable() -> None:
+    acq = ExpectedAcquisition(make_task(), n_samples=32)
+    gp = fitted_gp()
+    X = torch.rand(5, 4, dtype=torch.float64, requires_grad=True)
+    ucb = acq.expected(gp, 0, X, "ucb")
+    mean = acq.expected(gp, 0, X, "mean")
+    lcb = acq.expected(gp, 0, X, "lcb")
+    assert (lcb < mean).all() and (mean < ucb).all()
+    ucb.sum().backward()
+    assert X.grad is not None
+    # only set 0's entry matters
+    assert (X.grad[:, 1:] == 0).all() and (X.grad[:, 0] != 0).any()
+
+
+def test_a_sample_path_is_averaged_over_the_same_points() -> None:
+    task = make_task()
+    acq = ExpectedAcquisition(task, n_samples=16)
+    gp = fitted_gp()
+    path = gp.sample_paths(1, torch.Generator().manual_seed(0))
+    X = torch.rand(3, 4, dtype=torch.float64)
+    expected = acq.expected(gp, 0, X, path)
+    torch.testing.assert_close(expected, path(acq.full_queries(0, X))[0].mean(-1))
+    with pytest.raises(ValueError, match="n_paths=1"):
+        acq.expected(gp, 0, X, gp.sample_paths(2, torch.Generator().manual_seed(0)))
+
+
+@pytest.mark.parametrize("i", [0, 1, 2])
+def test_maximize_finds_the_known_maximum(i: int) -> None:
+    task = make_task()
+    acq = ExpectedAcquisition(task, n_samples=128, raw_samples=64, n_restarts=4)
+    ((value, x),) = acq.maximize(Bump(), [i], "ucb", beta=2.0)
+    chosen = list(task.control_sets[i])
+    free = list(task.free_variables(i))
+    samples = acq.samples[:, free]  # the quasi-random sample the expectation uses
+    penalty = float(((samples - CENTRE[free]) ** 2).sum(-1).mean()) if free else 0.0
+    assert value == pytest.approx(1.0 - penalty + 2.0 * 0.5, abs=1e-8)
+    np.testing.assert_allclose(x[chosen], CENTRE[chosen].numpy(), atol=1e-4)
+    np.testing.assert_array_equal(x[free], 0.5)
+    # and the sample's penalty is the exact one within quasi-Monte Carlo error
+    exact = sum(VARIANCE + (0.5 - float(CENTRE[l])) ** 2 for l in free)
+    assert penalty == pytest.approx(exact, abs=1e-3)
+
+
+def test_maximize_serves_several_sets_in_order_and_is_deterministic() -> None:
+    task = make_task()
+    acq = ExpectedAcquisition(task, n_samples=32, raw_samples=32, n_restarts=2, seed=5)
+    gp = fitted_gp()
+    first = acq.maximize(gp, [2, 0], "lcb")
+    again = ExpectedAcquisition(task, n_samples=32, raw_samples=32, n_restarts=2, seed=5)
+    second = again.maximize(gp, [2, 0], "lcb")
+    for (v1, x1), (v2, x2) in zip(first, second, strict=True):
+        assert v1 == v2 and np.array_equal(x1, x2)
+    (alone,) = acq.maximize(gp, [0], "lcb")
+    # the reported value is the expectation at the reported point
+    for (value, x), i in zip(first, [2, 0], strict=True):
+        at = acq.expected(gp, i, torch.from_numpy(x).unsqueeze(0), "lcb")
+        assert value == pytest.approx(float(at[0]), abs=1e-10)
+    assert alone[0] == pytest.approx(first[1][0], abs=1e-4)
+
+
+def test_bad_arguments_are_rejected() -> None:
+    task = make_task()
+    with pytest.raises(ValueError, match="n_samples"):
+        ExpectedAcquisition(task, n_samples=0)
+    acq = ExpectedAcquisition(task, n_samples=4)
+    X = torch.rand(2, 4, dtype=torch.float64)
+    with pytest.raises(ValueError, match="bound"):
+        acq.expected(Bump(), 0, X, "upper")
+    with pytest.raises(ValueError, match="out of range"):
+        acq.maximize(Bump(), [3])

@@ -1,0 +1,167 @@
+"""The GP surrogate: agreement with BoTorch, incremental Cholesky, robustness, refits, paths."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import torch
+from botorch.models import SingleTaskGP
+from gpytorch.kernels import RBFKernel
+from gpytorch.means import ZeroMean
+
+from agents.surrogate import GPSurrogate
+
+
+def data(n: int, d: int = 3, seed: int = 0) -> tuple[np.ndarray, np.ndarray]:
+    rng = np.random.default_rng(seed)
+    X = rng.random((n, d))
+    return X, np.sin(6.0 * X).sum(-1) + 0.5
+
+
+def test_fixed_mode_matches_botorch_single_task_gp() -> None:
+    X, y = data(40)
+    kernel = RBFKernel(ard_num_dims=3).double()
+    kernel.lengthscale = 0.1
+    # gpytorch stores the lengthscale through a transform: use the value it really holds
+    lengthscale = float(kernel.lengthscale.detach()[0, 0])
+    model = SingleTaskGP(
+        torch.from_numpy(X),
+        torch.from_numpy(y).unsqueeze(-1),
+        train_Yvar=torch.full((40, 1), 1e-4, dtype=torch.float64),
+        covar_module=kernel,
+        mean_module=ZeroMean(),
+        outcome_transform=None,
+    ).eval()
+    gp = GPSurrogate(3, lengthscale=lengthscale)
+    gp.fit(X[:25], y[:25])
+    gp.fit(X, y)  # an extension of the previous data
+    Xt = torch.rand(4, 5, 3, dtype=torch.float64, generator=torch.Generator().manual_seed(1))
+    mean, std = gp.mean_std(Xt)
+    post = model.posterior(Xt)
+    assert mean.shape == std.shape == (4, 5)
+    torch.testing.assert_close(mean, post.mean.squeeze(-1), atol=1e-8, rtol=0)
+    torch.testing.assert_close(std, post.variance.squeeze(-1).sqrt(), atol=1e-8, rtol=0)
+
+
+def test_incremental_cholesky_equals_full_refactorization() -> None:
+    X, y = data(60)
+    inc = GPSurrogate(3, lengthscale=0.3)
+    for n in (10, 11, 30, 60):
+        inc.fit(X[:n], y[:n])
+    full = GPSurrogate(3, lengthscale=0.3)
+    full.fit(X, y)
+    assert (inc.n_factorizations, inc.n_extensions) == (1, 3)
+    assert (full.n_factorizations, full.n_extensions) == (1, 0)
+    torch.testing.assert_close(inc.cholesky, full.cholesky, atol=1e-12, rtol=0)
+    torch.testing.assert_close(inc.alpha, full.alpha, atol=1e-9, rtol=1e-9)
+
+
+def test_changed_data_is_refactorized_not_extended() -> None:
+    X, y = data(20)
+    gp = GPSurrogate(3)
+    gp.fit(X, y)
+    y2 = y.copy()
+    y2[3] += 1.0
+    gp.fit(X, y2)
+    assert (gp.n_factorizations, gp.n_extensions) == (2, 0)
+    fresh = GPSurrogate(3)
+    fresh.fit(X, y2)
+    torch.testing.assert_close(gp.alpha, fresh.alpha)
+
+
+def test_no_data_gives_the_prior() -> None:
+    gp = GPSurrogate(2, outputscale=2.0)
+    gp.fit(np.zeros((0, 2)), np.zeros(0))
+    mean, std = gp.mean_std(torch.rand(7, 2, dtype=torch.float64))
+    torch.testing.assert_close(mean, torch.zeros(7, dtype=torch.float64))
+    torch.testing.assert_close(std, torch.full((7,), 2.0**0.5, dtype=torch.float64))
+
+
+def test_duplicate_inputs_and_tiny_noise_do_not_crash() -> None:
+    X, y = data(10)
+    X = np.concatenate([X, X, X[:1]])
+    y = np.concatenate([y, y + 1e-3, y[:1]])
+    gp = GPSurrogate(3, lengthscale=0.5, noise=1e-14)
+    gp.fit(X[:12], y[:12])
+    gp.fit(X, y)
+    Xt = torch.rand(5, 3, dtype=torch.float64, requires_grad=True)
+    mean, std = gp.mean_std(Xt)
+    (mean + std).sum().backward()
+    assert torch.isfinite(mean).all() and torch.isfinite(std).all()
+    assert torch.isfinite(Xt.grad).all()
+    assert (std > 0).all()
+
+
+def test_fitted_mode_refits_on_schedule_and_matches_botorch() -> None:
+    X, y = data(30, seed=2)
+    gp = GPSurrogate(3, mode="fitted", refit_every=5, seed=0)
+    schedule = []
+    for n in (1, 8, 10, 12, 13):
+        gp.fit(X[:n], y[:n])
+        schedule.append(gp.n_refits)
+    # no fit with one point; refit at 8, then after 5 new points (13), not in between
+    assert schedule == [0, 1, 1, 1, 2]
+    assert gp.n_extensions == 2  # 10 and 12 extend the factor under the kept hyperparameters
+    gp.fit(X[:13], y[:13])  # the same data again: nothing is refit
+    assert gp.n_refits == 2
+    # at a refit the posterior is BoTorch's
+    from botorch.fit import fit_gpytorch_mll
+    from gpytorch.mlls import ExactMarginalLogLikelihood
+
+    with torch.random.fork_rng():
+        torch.manual_seed(1)
+        model = SingleTaskGP(torch.from_numpy(X[:13]), torch.from_numpy(y[:13]).unsqueeze(-1))
+        fit_gpytorch_mll(ExactMarginalLogLikelihood(model.likelihood, model))
+    model.eval()
+    Xt = torch.rand(6, 3, dtype=torch.float64)
+    mean, std = gp.mean_std(Xt)
+    post = model.posterior(Xt)
+    torch.testing.assert_close(mean, post.mean.squeeze(-1), atol=1e-6, rtol=1e-6)
+    torch.testing.assert_close(std, post.variance.squeeze(-1).sqrt(), atol=1e-6, rtol=1e-6)
+
+
+def test_sample_paths_are_seeded_and_average_to_the_posterior_mean() -> None:
+    X, y = data(15)
+    gp = GPSurrogate(3, lengthscale=0.3, n_features=2048)
+    gp.fit(X, y)
+    Xt = torch.rand(2, 4, 3, dtype=torch.float64, generator=torch.Generator().manual_seed(3))
+    a = gp.sample_paths(3, torch.Generator().manual_seed(7))(Xt)
+    b = gp.sample_paths(3, torch.Generator().manual_seed(7))(Xt)
+    c = gp.sample_paths(3, torch.Generator().manual_seed(8))(Xt)
+    assert a.shape == (3, 2, 4)
+    assert torch.equal(a, b) and not torch.equal(a, c)
+    paths = gp.sample_paths(4000, torch.Generator().manual_seed(0))(Xt)
+    mean, std = gp.mean_std(Xt)
+    # Monte Carlo error of the average plus a small allowance for the random-feature prior
+    assert ((paths.mean(0) - mean).abs() <= 5 * std / 4000**0.5 + 0.02).all()
+    torch.testing.assert_close(paths.std(0), std, atol=0.05, rtol=0.1)
+
+
+def test_sample_paths_are_differentiable() -> None:
+    X, y = data(10)
+    gp = GPSurrogate(3)
+    gp.fit(X, y)
+    Xt = torch.rand(5, 3, dtype=torch.float64, requires_grad=True)
+    gp.sample_paths(1, torch.Generator().manual_seed(0))(Xt).sum().backward()
+    assert Xt.grad is not None and torch.isfinite(Xt.grad).all()
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "match"),
+    [
+        ({"dim": 0}, "dim"),
+        ({"dim": 2, "mode": "learned"}, "mode"),
+        ({"dim": 2, "noise": 0.0}, "noise"),
+    ],
+)
+def test_bad_arguments_are_rejected(kwargs: dict, match: str) -> None:
+    with pytest.raises(ValueError, match=match):
+        GPSurrogate(**kwargs)
+
+
+def test_bad_data_is_rejected() -> None:
+    gp = GPSurrogate(2)
+    with pytest.raises(ValueError, match="shape"):
+        gp.fit(np.zeros((3, 3)), np.zeros(3))
+    with pytest.raises(ValueError, match="finite"):
+        gp.fit(np.full((2, 2), np.nan), np.zeros(2))
