@@ -1,0 +1,257 @@
+"""``bocvs``: run benchmark sweeps into a result store, and report on them.
+
+Examples::
+
+    bocvs run --preset quick                       # progress, then a table and the plots' path
+    bocvs run --preset paper --executor ray --ray-address auto
+    bocvs run --problems hartmann3 --agents random etc --seeds 5 --budgets 20 --name mine
+    bocvs run --config sweep.toml --workers 2
+    bocvs status                                   # every sweep in the store, done / total
+    bocvs plot --preset quick --out figures/
+    bocvs table --sweep mine
+    bocvs export --out runs.parquet --level runs   # all runs of the store
+
+A sweep is a preset, a config file (``.toml``/``.json``, see :mod:`bocvs_env.benchmark.config`)
+or flags; flags override a preset's or a file's fields. ``plot``, ``table`` and ``export`` take
+the sweep's runs, the runs of a recorded sweep (``--sweep``), or else every run in the store.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from tqdm import tqdm
+
+from bocvs_env.benchmark.config import PRESETS, SweepConfig, preset
+from bocvs_env.benchmark.executors import Outcome, make_executor
+from bocvs_env.benchmark.store import ResultStore, StoredRun, StoreError
+from bocvs_env.benchmark.sweep import SweepReport, check_agents, pending_runs, run_sweep
+
+DEFAULT_STORE = Path("results") / "bocvs.db"
+
+
+def _seeds(text: str) -> int | list[int]:
+    """``"5"`` -> 5 seeds (0..4); ``"0,3,7"`` -> those seeds."""
+    try:
+        return [int(s) for s in text.split(",")] if "," in text else int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"seeds: a count or a comma list, got {text!r}") from None
+
+
+def _add_sweep_options(p: argparse.ArgumentParser) -> None:
+    g = p.add_argument_group("the sweep (a preset, a config file, or flags)")
+    g.add_argument("--preset", choices=sorted(PRESETS), help="a shipped sweep")
+    g.add_argument("--config", type=Path, help="a sweep config file (.toml or .json)")
+    g.add_argument("--sweep", help="a sweep recorded in the store, by name")
+    g.add_argument("--name", help="the sweep's name in the store")
+    g.add_argument("--problems", nargs="+")
+    g.add_argument("--cost-sets", nargs="+")
+    g.add_argument("--variances", nargs="+", type=float)
+    g.add_argument("--budgets", nargs="+", type=float)
+    g.add_argument("--agents", nargs="+")
+    g.add_argument("--seeds", type=_seeds, help="a count (0..n-1) or a comma list")
+    p.add_argument("--store", type=Path, default=DEFAULT_STORE, help=f"default {DEFAULT_STORE}")
+
+
+def _sweep(args: argparse.Namespace, store: ResultStore | None = None) -> SweepConfig | None:
+    """The sweep the options describe, or ``None`` when they describe none."""
+    sources = [s for s in (args.preset, args.config, args.sweep) if s is not None]
+    if len(sources) > 1:
+        raise ValueError("give at most one of --preset, --config and --sweep")
+    overrides = {
+        "name": args.name,
+        "problems": args.problems,
+        "cost_sets": args.cost_sets,
+        "variances": args.variances,
+        "budgets": args.budgets,
+        "agents": args.agents,
+        "seeds": args.seeds,
+    }
+    if args.preset is not None:
+        base = preset(args.preset)
+    elif args.config is not None:
+        base = SweepConfig.from_file(args.config)
+    elif args.sweep is not None:
+        recorded = store.sweeps() if store is not None else {}
+        if args.sweep not in recorded:
+            raise ValueError(f"no sweep {args.sweep!r} in the store; it has {sorted(recorded)}")
+        base = recorded[args.sweep]
+    elif all(v is None for v in overrides.values()):
+        return None
+    else:
+        if args.problems is None:
+            raise ValueError("a sweep from flags needs --problems (or use --preset/--config)")
+        base = SweepConfig(name=args.name or "cli", problems=args.problems)
+    return base.with_overrides(**overrides)
+
+
+def _selected_runs(store: ResultStore, sweep: SweepConfig | None) -> list[StoredRun]:
+    keys = None if sweep is None else [c.key() for c in sweep.runs()]
+    runs = store.runs(keys)
+    if not runs:
+        what = f"sweep {sweep.name!r}" if sweep is not None else "the store"
+        raise ValueError(f"no recorded runs for {what} in {store.path}")
+    return runs
+
+
+def _plot_dir(args: argparse.Namespace, sweep: SweepConfig | None) -> Path:
+    return args.out or args.store.parent / (sweep.name if sweep is not None else "all")
+
+
+def _cmd_run(args: argparse.Namespace) -> int:
+    sweep = _sweep(args)
+    if sweep is None:
+        raise ValueError("bocvs run needs a sweep: --preset, --config or --problems ...")
+    check_agents(sweep)
+    labels = {c.key(): c.label() for c in sweep.runs()}
+    bars: dict[str, tqdm] = {}
+    with ResultStore(args.store) as store:
+        executor = make_executor(args.executor, args.workers, args.ray_address)
+        main_bar: list[tqdm] = []
+
+        def on_start(report: SweepReport) -> None:
+            print(
+                f"sweep {sweep.name!r}: {report.total} runs, {report.skipped} already in "
+                f"{args.store}, {report.total - report.skipped} to run",
+                file=sys.stderr,
+            )
+            main_bar.append(
+                tqdm(total=report.total, initial=report.skipped, desc=sweep.name, unit="run")
+            )
+
+        def progress(key: str, spent: float, budget: float) -> None:
+            if key not in bars:
+                bars[key] = tqdm(
+                    total=budget, desc=labels.get(key, key[:8]), leave=False, delay=2.0,
+                    bar_format="{desc}: {percentage:3.0f}% of budget|{bar}| {elapsed}",
+                )  # fmt: skip
+            bars[key].update(spent - bars[key].n)
+
+        def on_outcome(outcome: Outcome) -> None:
+            bar = bars.pop(outcome.config.key(), None)
+            if bar is not None:
+                bar.close()
+            main_bar[0].update(1)
+            if outcome.error is not None:
+                main_bar[0].write(f"FAILED {outcome.config.label()}")
+
+        t0 = time.perf_counter()
+        with executor:
+            report = run_sweep(sweep, store, executor, on_outcome, progress, on_start)
+        if main_bar:
+            main_bar[0].close()
+        print(
+            f"recorded {report.recorded} runs in {time.perf_counter() - t0:.1f} s "
+            f"({report.skipped} skipped, {len(report.failed)} failed)",
+            file=sys.stderr,
+        )
+        runs = store.runs([c.key() for c in sweep.runs()])
+    if runs:
+        from bocvs_env.benchmark.plots import save_figures
+        from bocvs_env.benchmark.tables import summary_markdown
+
+        print(summary_markdown(runs))
+        if not args.no_plot:
+            paths = save_figures(runs, _plot_dir(args, sweep))
+            print(f"plot: {paths[0]}")
+            print(f"other plots: {', '.join(str(p) for p in paths[1:])}")
+    if report.failed:
+        config, error = report.failed[0]
+        print(f"{len(report.failed)} runs failed; the first, {config.label()}:\n{error}",
+              file=sys.stderr)  # fmt: skip
+        return 1
+    return 0
+
+
+def _cmd_status(args: argparse.Namespace) -> int:
+    with ResultStore(args.store, create=False) as store:
+        sweep = _sweep(args, store)
+        sweeps = [sweep] if sweep is not None else list(store.sweeps().values())
+        print(f"{args.store}: {len(store)} runs")
+        for s in sweeps:
+            pending, done = pending_runs(s, store)
+            print(f"  sweep {s.name!r}: {done} / {done + len(pending)} done")
+    return 0
+
+
+def _cmd_plot(args: argparse.Namespace) -> int:
+    from bocvs_env.benchmark.plots import save_figures
+
+    with ResultStore(args.store, create=False) as store:
+        sweep = _sweep(args, store)
+        runs = _selected_runs(store, sweep)
+    for path in save_figures(runs, _plot_dir(args, sweep)):
+        print(path)
+    return 0
+
+
+def _cmd_table(args: argparse.Namespace) -> int:
+    from bocvs_env.benchmark.tables import summary_markdown
+
+    with ResultStore(args.store, create=False) as store:
+        runs = _selected_runs(store, _sweep(args, store))
+    text = summary_markdown(runs)
+    if args.out is not None:
+        args.out.write_text(text)
+        print(args.out)
+    else:
+        print(text)
+    return 0
+
+
+def _cmd_export(args: argparse.Namespace) -> int:
+    from bocvs_env.benchmark.export import runs_frame, steps_frame, write_frame
+
+    with ResultStore(args.store, create=False) as store:
+        runs = _selected_runs(store, _sweep(args, store))
+    frame = (runs_frame if args.level == "runs" else steps_frame)(runs)
+    print(write_frame(frame, args.out))
+    return 0
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The ``bocvs`` argument parser."""
+    parser = argparse.ArgumentParser(
+        prog="bocvs", description="Benchmark sweeps of BOCVS agents, their store and reports."
+    )
+    sub = parser.add_subparsers(dest="command", required=True)
+    run = sub.add_parser("run", help="run a sweep (resumes: skips runs already in the store)")
+    _add_sweep_options(run)
+    run.add_argument("--executor", choices=("local", "ray"), default="local")
+    run.add_argument("--workers", type=int, help="local processes, or CPUs of a local Ray")
+    run.add_argument("--ray-address", help="connect to this Ray cluster (else start one)")
+    run.add_argument("--out", type=Path, help="plot folder (default: beside the store)")
+    run.add_argument("--no-plot", action="store_true", help="skip the plots")
+    run.set_defaults(func=_cmd_run)
+    status = sub.add_parser("status", help="runs done per sweep")
+    _add_sweep_options(status)
+    status.set_defaults(func=_cmd_status)
+    plot = sub.add_parser("plot", help="write the figures as PNGs")
+    _add_sweep_options(plot)
+    plot.add_argument("--out", type=Path, help="folder (default: beside the store)")
+    plot.set_defaults(func=_cmd_plot)
+    table = sub.add_parser("table", help="print the markdown summary tables")
+    _add_sweep_options(table)
+    table.add_argument("--out", type=Path, help="write to this file instead")
+    table.set_defaults(func=_cmd_table)
+    export = sub.add_parser("export", help="write runs as CSV or Parquet")
+    _add_sweep_options(export)
+    export.add_argument("--out", type=Path, required=True, help="a .csv or .parquet file")
+    export.add_argument("--level", choices=("runs", "steps"), default="runs")
+    export.set_defaults(func=_cmd_export)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point of the ``bocvs`` console script; returns the exit status."""
+    args: Any = build_parser().parse_args(argv)
+    try:
+        return int(args.func(args))
+    except (ValueError, TypeError, FileNotFoundError, ImportError, StoreError) as err:
+        print(f"bocvs {args.command}: error: {err}", file=sys.stderr)
+        return 2

@@ -1,0 +1,314 @@
+"""Sweep configurations: one run's configuration, the sweep grid, presets and config files.
+
+A sweep is the product problems x cost sets x variances x budgets x agents x seeds. Each point
+is a :class:`RunConfig` whose :meth:`~RunConfig.key` (a digest of its canonical JSON, with every
+default resolved) identifies the run in the result store, so that resuming skips finished runs
+and several sweeps can share one store.
+
+A config file is TOML (``.toml``) or JSON (``.json``) with the fields of :class:`SweepConfig`::
+
+    name = "my-sweep"
+    problems = ["hartmann3"]
+    cost_sets = ["cheap"]
+    variances = [0.02]
+    budgets = [10]            # omit for each problem's default budget
+    agents = ["random", "etc"]
+    seeds = 3                 # 0, 1, 2; or an explicit list [0, 7, 9]
+    [agent_params.etc]        # keyword arguments of agents.registry.make_agent("etc", ...)
+    beta = 2.0
+    [problem_options]         # keyword arguments of bocvs_env.problems.make_problem
+    n_initial = 5
+"""
+
+from __future__ import annotations
+
+import hashlib
+import inspect
+import itertools
+import json
+import math
+import sys
+from collections.abc import Mapping, Sequence
+from dataclasses import asdict, dataclass, field, fields, replace
+from pathlib import Path
+from typing import Any
+
+from bocvs_env.problems import make_problem
+from bocvs_env.problems.costs import COST_SETS
+from bocvs_env.problems.registry import PROBLEMS
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover - Python 3.10
+    import tomli as tomllib
+
+#: Bump when the meaning of a configuration changes, so that old store rows are not reused.
+CONFIG_VERSION = 1
+
+#: ``make_problem`` options that are part of a run's configuration, with their defaults.
+_PROBLEM_DEFAULTS: dict[str, Any] = {
+    name: p.default
+    for name, p in inspect.signature(make_problem).parameters.items()
+    if name in ("noise_std", "cost_noise_std", "n_initial")
+}
+#: Options that locate files and do not change a run's outcome.
+_LOCATION_OPTIONS = frozenset({"data_dir"})
+
+
+def _canonical(obj: Any) -> str:
+    return json.dumps(obj, sort_keys=True, separators=(",", ":"), allow_nan=False)
+
+
+@dataclass(frozen=True)
+class RunConfig:
+    """One run of the benchmark: a problem setting, an agent and a seed.
+
+    Attributes:
+        problem: a key of :data:`bocvs_env.problems.PROBLEMS`.
+        cost_set: ``cheap``, ``moderate`` or ``expensive``.
+        variance: the truncated variance of every input distribution.
+        budget: total cost (the problem's default is resolved by :meth:`SweepConfig.runs`).
+        agent: a name in :data:`agents.registry.AGENTS`.
+        seed: seeds the environment and the agent.
+        agent_params: keyword arguments of the agent.
+        problem_options: further keyword arguments of ``make_problem`` (``noise_std``,
+            ``cost_noise_std``, ``n_initial`` with defaults resolved; ``function_seed``, ...).
+    """
+
+    problem: str
+    cost_set: str
+    variance: float
+    budget: float
+    agent: str
+    seed: int
+    agent_params: Mapping[str, Any] = field(default_factory=dict)
+    problem_options: Mapping[str, Any] = field(default_factory=dict)
+
+    def to_dict(self) -> dict[str, Any]:
+        """A JSON-able dictionary (the inverse of :meth:`from_dict`)."""
+        out = asdict(self)
+        out["agent_params"] = dict(self.agent_params)
+        out["problem_options"] = dict(self.problem_options)
+        return out
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> RunConfig:
+        """Rebuild a configuration written by :meth:`to_dict`."""
+        return cls(**{f.name: data[f.name] for f in fields(cls)})
+
+    def key(self) -> str:
+        """A digest of the configuration: equal for equal runs, whoever asks for them.
+
+        Options that only locate files (``data_dir``) are left out.
+        """
+        data = self.to_dict()
+        data["problem_options"] = {
+            k: v for k, v in data["problem_options"].items() if k not in _LOCATION_OPTIONS
+        }
+        data["version"] = CONFIG_VERSION
+        return hashlib.sha256(_canonical(data).encode()).hexdigest()[:32]
+
+    def env_kwargs(self) -> dict[str, Any]:
+        """Keyword arguments of :class:`bocvs_env.env.BOCVSEnv` for this run."""
+        return {
+            "problem": self.problem,
+            "cost_set": self.cost_set,
+            "variance": self.variance,
+            "budget": self.budget,
+            **self.problem_options,
+        }
+
+    def label(self) -> str:
+        """A short human-readable name, for progress bars and errors."""
+        return f"{self.problem}/{self.cost_set}/v{self.variance:g}/C{self.budget:g}/{self.agent}/s{self.seed}"
+
+
+def _as_list(value: Any, name: str, kind: type | tuple[type, ...]) -> list[Any]:
+    items = [value] if isinstance(value, (str, int, float)) else value
+    if not isinstance(items, Sequence) or isinstance(items, str) or len(items) == 0:
+        raise ValueError(f"{name} must be a non-empty list, got {value!r}")
+    for v in items:
+        if not isinstance(v, kind) or isinstance(v, bool):
+            raise TypeError(f"{name} must hold {kind}, got {v!r}")
+    return list(items)
+
+
+@dataclass(frozen=True)
+class SweepConfig:
+    """A sweep: the grid of runs and its name.
+
+    Attributes:
+        name: the sweep's name, recorded in the store.
+        problems: problem names.
+        cost_sets: cost-set names.
+        variances: input variances (> 0).
+        budgets: budgets (> 0); ``None`` for each problem's default budget.
+        agents: agent names (checked against the registry when the sweep runs).
+        seeds: the seeds; an int ``n`` means ``0..n-1``.
+        agent_params: agent name -> keyword arguments.
+        problem_options: keyword arguments of ``make_problem`` shared by all runs.
+    """
+
+    name: str
+    problems: Sequence[str]
+    cost_sets: Sequence[str] = ("cheap",)
+    variances: Sequence[float] = (0.02,)
+    budgets: Sequence[float] | None = None
+    agents: Sequence[str] = ("random",)
+    seeds: Sequence[int] | int = 1
+    agent_params: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
+    problem_options: Mapping[str, Any] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.name, str) or not self.name:
+            raise ValueError(f"a sweep needs a non-empty name, got {self.name!r}")
+        problems = _as_list(self.problems, "problems", str)
+        unknown = [p for p in problems if p not in PROBLEMS]
+        if unknown:
+            raise ValueError(f"unknown problems {unknown}; expected some of {sorted(PROBLEMS)}")
+        cost_sets = _as_list(self.cost_sets, "cost_sets", str)
+        unknown = [c for c in cost_sets if c not in COST_SETS]
+        if unknown:
+            raise ValueError(f"unknown cost sets {unknown}; expected some of {sorted(COST_SETS)}")
+        variances = [float(v) for v in _as_list(self.variances, "variances", (int, float))]
+        if not all(math.isfinite(v) and v > 0 for v in variances):
+            raise ValueError(f"variances must be finite and positive, got {variances}")
+        budgets = None
+        if self.budgets is not None:
+            budgets = [float(b) for b in _as_list(self.budgets, "budgets", (int, float))]
+            if not all(math.isfinite(b) and b > 0 for b in budgets):
+                raise ValueError(f"budgets must be finite and positive, got {budgets}")
+        agents = _as_list(self.agents, "agents", str)
+        if isinstance(self.seeds, int) and not isinstance(self.seeds, bool):
+            if self.seeds < 1:
+                raise ValueError(f"seeds must be a positive count or a list, got {self.seeds}")
+            seeds = list(range(self.seeds))
+        else:
+            seeds = _as_list(self.seeds, "seeds", int)
+        if len(set(seeds)) != len(seeds):
+            raise ValueError(f"seeds repeat: {seeds}")
+        stray = sorted(set(self.agent_params) - set(agents))
+        if stray:
+            raise ValueError(f"agent_params names agents not in the sweep: {stray}")
+        for attr, value in (
+            ("problems", problems),
+            ("cost_sets", cost_sets),
+            ("variances", variances),
+            ("budgets", budgets),
+            ("agents", agents),
+            ("seeds", seeds),
+        ):
+            object.__setattr__(self, attr, tuple(value) if value is not None else None)
+        object.__setattr__(self, "agent_params", {k: dict(v) for k, v in self.agent_params.items()})
+        object.__setattr__(self, "problem_options", dict(self.problem_options))
+
+    def runs(self) -> list[RunConfig]:
+        """Every run of the grid, in a fixed order (problems outermost, seeds innermost)."""
+        options = {**_PROBLEM_DEFAULTS, **self.problem_options}
+        out = []
+        for problem, cost_set, variance in itertools.product(
+            self.problems, self.cost_sets, self.variances
+        ):
+            budgets = self.budgets or (PROBLEMS[problem].default_budget,)
+            for budget, agent, seed in itertools.product(budgets, self.agents, self.seeds):
+                out.append(
+                    RunConfig(
+                        problem=problem,
+                        cost_set=cost_set,
+                        variance=float(variance),
+                        budget=float(budget),
+                        agent=agent,
+                        seed=int(seed),
+                        agent_params=dict(self.agent_params.get(agent, {})),
+                        problem_options=dict(options),
+                    )
+                )
+        return out
+
+    def to_dict(self) -> dict[str, Any]:
+        """A JSON-able dictionary, as in a config file."""
+        out = asdict(self)
+        for key in ("problems", "cost_sets", "variances", "budgets", "agents", "seeds"):
+            out[key] = list(out[key]) if out[key] is not None else None
+        return out
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> SweepConfig:
+        """Build from a mapping with the fields of :class:`SweepConfig`.
+
+        Raises:
+            ValueError: for unknown fields or a missing ``problems``.
+        """
+        known = {f.name for f in fields(cls)}
+        unknown = sorted(set(data) - known)
+        if unknown:
+            raise ValueError(f"unknown sweep fields {unknown}; expected some of {sorted(known)}")
+        if "problems" not in data:
+            raise ValueError("a sweep configuration needs 'problems'")
+        return cls(**{"name": "sweep", **data})
+
+    @classmethod
+    def from_file(cls, path: str | Path) -> SweepConfig:
+        """Read a ``.toml`` or ``.json`` config file (see the module docstring).
+
+        Raises:
+            FileNotFoundError: if the file does not exist.
+            ValueError: for another suffix, a syntax error or bad fields.
+        """
+        path = Path(path)
+        if not path.is_file():
+            raise FileNotFoundError(f"no sweep config file at {path}")
+        text = path.read_text()
+        try:
+            if path.suffix == ".toml":
+                data = tomllib.loads(text)
+            elif path.suffix == ".json":
+                data = json.loads(text)
+            else:
+                raise ValueError(f"a sweep config file is .toml or .json, got {path.name}")
+        except (tomllib.TOMLDecodeError, json.JSONDecodeError) as err:
+            raise ValueError(f"cannot parse sweep config {path}: {err}") from err
+        if not isinstance(data, dict):
+            raise ValueError(f"sweep config {path} must hold a table/object at the top level")
+        return cls.from_dict({"name": path.stem, **data})
+
+    def with_overrides(self, **overrides: Any) -> SweepConfig:
+        """A copy with the given fields replaced (``None`` values are ignored)."""
+        return replace(self, **{k: v for k, v in overrides.items() if v is not None})
+
+
+#: The sweeps shipped with the package.
+PRESETS: dict[str, SweepConfig] = {
+    # A few minutes on two cores: two synthetic problems, cheap costs, a small budget.
+    "quick": SweepConfig(
+        name="quick",
+        problems=("hartmann3", "hartmann6_12d"),
+        cost_sets=("cheap",),
+        variances=(0.02,),
+        budgets=(10.0,),
+        agents=("etc", "ucb-psq", "random"),
+        seeds=2,
+    ),
+    # The AAAI 2025 paper's grid (Hoang, Nguyen & Tran), section "Experiments".
+    "paper": SweepConfig(
+        name="paper",
+        problems=("hartmann6_12d", "ackley6_12d", "plant", "airfoil"),
+        cost_sets=("cheap", "moderate"),
+        variances=(0.02, 0.04),
+        budgets=(100.0,),
+        agents=("etc", "ucb-psq", "ts-psq", "etc-50", "random"),
+        seeds=5,
+    ),
+}
+
+
+def preset(name: str) -> SweepConfig:
+    """A shipped sweep by name.
+
+    Raises:
+        ValueError: for an unknown name.
+    """
+    try:
+        return PRESETS[name]
+    except KeyError:
+        raise ValueError(f"unknown preset {name!r}; expected one of {sorted(PRESETS)}") from None

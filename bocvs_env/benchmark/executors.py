@@ -1,0 +1,255 @@
+"""Executors: where the runs of a sweep execute. Workers run episodes; the driver (the caller
+of :meth:`Executor.run`) receives the outcomes and alone writes the store.
+
+- :class:`LocalExecutor`: a pool of local processes (``spawn``), one per core by default.
+- :class:`RayExecutor`: Ray tasks, on a running cluster (``address``) or a local instance.
+
+Every worker runs torch on one thread, so the same configuration gives the same record bit
+for bit whichever executor runs it (on one machine).
+"""
+
+from __future__ import annotations
+
+import multiprocessing as mp
+import os
+import time
+import traceback
+from abc import ABC, abstractmethod
+from collections.abc import Callable, Iterator, Sequence
+from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
+from dataclasses import dataclass
+from queue import Empty
+from typing import Any, Protocol
+
+import torch
+
+from bocvs_env.benchmark.config import RunConfig
+from bocvs_env.benchmark.runner import RunResult, run_config
+
+#: ``progress(key, spent, budget)``: a run's cost spent so far, reported to the driver.
+ProgressFn = Callable[[str, float, float], None]
+#: Seconds between two progress reports of one run.
+REPORT_INTERVAL = 0.5
+#: Seconds the driver waits for a result before it forwards progress reports.
+_POLL = 0.2
+
+
+class _Sink(Protocol):
+    def put_nowait(self, item: Any) -> None: ...
+
+
+class _Source(Protocol):
+    def get_nowait(self) -> Any: ...
+
+
+@dataclass
+class Outcome:
+    """A run as it came back: its result, or the worker's traceback if it failed.
+
+    Attributes:
+        config: the run.
+        result: the :class:`RunResult`, or ``None`` on failure.
+        error: the formatted traceback, or ``None`` on success.
+    """
+
+    config: RunConfig
+    result: RunResult | None = None
+    error: str | None = None
+
+
+def execute(config: RunConfig, sink: _Sink | None = None) -> Outcome:
+    """Run one configuration in a worker (one torch thread), reporting progress to ``sink``.
+
+    Exceptions of the run are caught and returned as :attr:`Outcome.error`.
+    """
+    torch.set_num_threads(1)
+    key = config.key()
+    last = [0.0]
+
+    def report(spent: float, budget: float) -> None:
+        now = time.monotonic()
+        if sink is not None and now - last[0] >= REPORT_INTERVAL:
+            last[0] = now
+            sink.put_nowait((key, spent, budget))
+
+    try:
+        return Outcome(config, result=run_config(config, progress=report))
+    except Exception:
+        return Outcome(config, error=traceback.format_exc())
+
+
+def _drain(source: _Source | None, progress: ProgressFn | None) -> None:
+    if source is None or progress is None:
+        return
+    while True:
+        try:
+            key, spent, budget = source.get_nowait()
+        except Empty:
+            return
+        progress(key, spent, budget)
+
+
+class Executor(ABC):
+    """Runs configurations and yields their outcomes as they finish (in any order)."""
+
+    @abstractmethod
+    def run(
+        self, configs: Sequence[RunConfig], progress: ProgressFn | None = None
+    ) -> Iterator[Outcome]:
+        """Run every configuration; ``progress`` is called in the driver's thread."""
+
+    def close(self) -> None:
+        """Release the workers."""
+
+    def __enter__(self) -> Executor:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+_WORKER_SINK: _Sink | None = None
+
+
+def _init_worker(sink: _Sink | None) -> None:
+    global _WORKER_SINK
+    _WORKER_SINK = sink
+
+
+def _execute_in_pool(config: RunConfig) -> Outcome:
+    return execute(config, _WORKER_SINK)
+
+
+def default_workers() -> int:
+    """One worker per core available to this process."""
+    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
+
+
+class LocalExecutor(Executor):
+    """A pool of ``workers`` local processes (one per core by default), started with ``spawn``.
+
+    Raises:
+        ValueError: if ``workers`` < 1.
+    """
+
+    def __init__(self, workers: int | None = None) -> None:
+        self.workers = default_workers() if workers is None else int(workers)
+        if self.workers < 1:
+            raise ValueError(f"workers must be at least 1, got {workers!r}")
+
+    def run(
+        self, configs: Sequence[RunConfig], progress: ProgressFn | None = None
+    ) -> Iterator[Outcome]:
+        if not configs:
+            return
+        ctx = mp.get_context("spawn")
+        queue = ctx.Queue() if progress is not None else None
+        with ProcessPoolExecutor(
+            max_workers=min(self.workers, len(configs)),
+            mp_context=ctx,
+            initializer=_init_worker,
+            initargs=(queue,),
+        ) as pool:
+            futures: dict[Future[Outcome], RunConfig] = {
+                pool.submit(_execute_in_pool, c): c for c in configs
+            }
+            pending = set(futures)
+            try:
+                while pending:
+                    done, pending = wait(pending, timeout=_POLL, return_when=FIRST_COMPLETED)
+                    _drain(queue, progress)
+                    for fut in done:
+                        err = fut.exception()
+                        yield (
+                            fut.result()
+                            if err is None
+                            else Outcome(
+                                futures[fut], error="".join(traceback.format_exception(err))
+                            )
+                        )
+            finally:
+                for fut in pending:
+                    fut.cancel()
+
+
+class RayExecutor(Executor):
+    """Ray tasks, one CPU each: on the cluster at ``address``, or on a local instance.
+
+    Workers must be able to import ``bocvs_env`` and ``agents`` (install the package on every
+    node) and, for the data-backed problems, find ``BOCVS_DATA_DIR``: the driver's
+    ``BOCVS_DATA_DIR`` and ``BOCVS_CACHE_DIR`` are passed on to the workers.
+
+    Args:
+        address: a running cluster (``"auto"``, ``"ray://host:10001"``, ...); ``None`` starts
+            a local instance, shut down again by :meth:`close`.
+        num_cpus: CPUs of the local instance (all by default); ignored with ``address``.
+
+    Raises:
+        ImportError: if Ray is not installed (``pip install "bocvs[ray]"``).
+    """
+
+    def __init__(self, address: str | None = None, num_cpus: int | None = None) -> None:
+        try:
+            import ray
+        except ImportError as err:
+            raise ImportError('the Ray executor needs Ray: pip install "bocvs[ray]"') from err
+        self._ray = ray
+        self._owned = not ray.is_initialized()
+        if self._owned:
+            env_vars = {
+                k: os.environ[k] for k in ("BOCVS_DATA_DIR", "BOCVS_CACHE_DIR") if k in os.environ
+            }
+            ray.init(
+                address=address,
+                num_cpus=None if address is not None else num_cpus,
+                include_dashboard=False,
+                log_to_driver=False,
+                runtime_env={"env_vars": env_vars} if env_vars else None,
+            )
+
+    def run(
+        self, configs: Sequence[RunConfig], progress: ProgressFn | None = None
+    ) -> Iterator[Outcome]:
+        if not configs:
+            return
+        ray = self._ray
+        from ray.util.queue import Queue
+
+        queue = Queue() if progress is not None else None
+        task = ray.remote(num_cpus=1, max_retries=0)(execute)
+        refs = {task.remote(c, queue): c for c in configs}
+        pending = list(refs)
+        try:
+            while pending:
+                done, pending = ray.wait(pending, num_returns=1, timeout=_POLL)
+                _drain(queue, progress)
+                for ref in done:
+                    try:
+                        yield ray.get(ref)
+                    except ray.exceptions.RayError as err:
+                        yield Outcome(refs[ref], error=f"{type(err).__name__}: {err}")
+        finally:
+            for ref in pending:
+                ray.cancel(ref)
+            if queue is not None:
+                queue.shutdown()
+
+    def close(self) -> None:
+        if self._owned and self._ray.is_initialized():
+            self._ray.shutdown()
+
+
+def make_executor(
+    name: str, workers: int | None = None, ray_address: str | None = None
+) -> Executor:
+    """An executor by name: ``local`` (``workers`` processes) or ``ray`` (``ray_address``;
+    ``workers`` CPUs of a local instance).
+
+    Raises:
+        ValueError: for another name.
+    """
+    if name == "local":
+        return LocalExecutor(workers)
+    if name == "ray":
+        return RayExecutor(address=ray_address, num_cpus=workers)
+    raise ValueError(f"unknown executor {name!r}; expected 'local' or 'ray'")

@@ -1,0 +1,102 @@
+"""Stored runs as tidy pandas DataFrames, and as CSV or Parquet files.
+
+- :func:`runs_frame`: one row per run: its configuration, the final figures of
+  :func:`bocvs_env.metrics.summarize` (``spend_share_<i>`` per control set) and provenance.
+- :func:`steps_frame`: one row per evaluated step of a run: the set, the query (``x_<l>``, NaN
+  past a problem's dimension), ``y``, cost, cost spent, ``g`` and the regrets so far.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from bocvs_env import metrics
+from bocvs_env.benchmark.store import StoredRun
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+_PROVENANCE = ("package_version", "git_commit", "host", "started_at", "finished_at", "wall_s")
+
+
+def _pandas() -> Any:
+    try:
+        import pandas
+    except ImportError as err:
+        raise ImportError('exporting needs pandas: pip install "bocvs[plot]"') from err
+    return pandas
+
+
+def _config_columns(run: StoredRun) -> dict[str, Any]:
+    c = run.config
+    return {
+        "key": run.key,
+        "sweep": run.sweep,
+        "problem": c.problem,
+        "cost_set": c.cost_set,
+        "variance": c.variance,
+        "budget": c.budget,
+        "agent": c.agent,
+        "seed": c.seed,
+    }
+
+
+def runs_frame(runs: Sequence[StoredRun], alpha: float = 0.1) -> pd.DataFrame:
+    """One row per run (see the module docstring)."""
+    rows = []
+    for run in runs:
+        summary = metrics.summarize(run.record, alpha)
+        shares = summary.pop("spend_share")
+        rows.append(
+            {
+                **_config_columns(run),
+                **summary,
+                **{f"spend_share_{i}": v for i, v in enumerate(shares)},
+                **{k: run.provenance.get(k) for k in _PROVENANCE},
+            }
+        )
+    return _pandas().DataFrame(rows)
+
+
+def steps_frame(runs: Sequence[StoredRun], alpha: float = 0.1) -> pd.DataFrame:
+    """One row per evaluated step of every run (see the module docstring)."""
+    pd = _pandas()
+    frames = []
+    for run in runs:
+        rec = run.record
+        T = rec.n_evaluations
+        columns: dict[str, Any] = {k: [v] * T for k, v in _config_columns(run).items()}
+        columns |= {
+            "step": np.arange(1, T + 1),
+            "control_set": rec.control_set,
+            **{f"x_{l}": rec.x[:, l] for l in range(rec.x.shape[1])},
+            "y": rec.y,
+            "cost": rec.cost,
+            "spent": rec.spent,
+            "g": rec.g,
+            "simple_regret": metrics.simple_regret(rec),
+            "quality_regret": metrics.quality_regret(rec, alpha),
+            "cost_regret": metrics.cost_regret(rec, alpha),
+        }
+        frames.append(pd.DataFrame(columns))
+    return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame()
+
+
+def write_frame(frame: pd.DataFrame, path: str | Path) -> Path:
+    """Write ``frame`` as ``.csv`` or ``.parquet`` (by the suffix).
+
+    Raises:
+        ValueError: for another suffix.
+    """
+    path = Path(path)
+    if path.suffix == ".csv":
+        frame.to_csv(path, index=False)
+    elif path.suffix == ".parquet":
+        frame.to_parquet(path, index=False)
+    else:
+        raise ValueError(f"export to .csv or .parquet, got {path.name}")
+    return path

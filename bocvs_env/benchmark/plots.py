@@ -1,0 +1,141 @@
+"""The papers' figures from stored runs (matplotlib, without pyplot's global state).
+
+Each figure has one panel per problem x cost set x variance (x budget) and one curve per agent:
+the mean over seeds with a band of one standard error. Every value comes from
+:mod:`bocvs_env.metrics`.
+
+- :func:`simple_regret_figure`: simple regret against cost spent, log scale; runs are aligned on
+  a common grid of cost spent, ``0..budget``.
+- :func:`evaluations_figure`: evaluations against cost spent.
+- :func:`regret_figure`: cumulative quality or cost regret against rounds, up to the shortest
+  run of each agent (so every point averages the same seeds).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Iterable, Sequence
+from pathlib import Path
+
+import numpy as np
+from matplotlib.axes import Axes
+from matplotlib.figure import Figure
+
+from bocvs_env import metrics
+from bocvs_env.benchmark.panels import Panel, group_panels, mean_and_se
+from bocvs_env.benchmark.store import StoredRun
+from bocvs_env.evaluation import EpisodeRecord
+
+#: Points of the common cost grid.
+GRID_POINTS = 201
+#: Simple regrets below this are drawn at it (a log axis cannot show 0).
+REGRET_FLOOR = 1e-6
+#: The files :func:`save_figures` writes.
+FIGURE_FILES = ("simple_regret.png", "evaluations.png", "quality_regret.png", "cost_regret.png")
+
+
+def _grid(budget: float) -> np.ndarray:
+    return np.linspace(0.0, budget, GRID_POINTS)
+
+
+def _panel_grid(n: int, sharey: bool = False) -> tuple[Figure, list[Axes]]:
+    ncols = min(n, 4)
+    nrows = math.ceil(n / ncols)
+    fig = Figure(figsize=(4.2 * ncols, 3.4 * nrows), layout="constrained")
+    axes = list(fig.subplots(nrows, ncols, squeeze=False, sharey=sharey).ravel())
+    for ax in axes[n:]:
+        fig.delaxes(ax)
+    return fig, axes[:n]
+
+
+def _colors(agents: Iterable[str]) -> dict[str, str]:
+    names = sorted(set(agents))
+    return {a: f"C{k % 10}" for k, a in enumerate(names)}
+
+
+def _figure(
+    runs: Sequence[StoredRun],
+    curve: Callable[[list[EpisodeRecord], Panel], tuple[np.ndarray, np.ndarray, np.ndarray]],
+    xlabel: str,
+    ylabel: str,
+    log: bool,
+) -> Figure:
+    panels = group_panels(runs)
+    if not panels:
+        raise ValueError("no runs to plot")
+    colors = _colors(a for agents in panels.values() for a in agents)
+    fig, axes = _panel_grid(len(panels))
+    for ax, (panel, agents) in zip(axes, panels.items(), strict=True):
+        for agent, records in agents.items():
+            x, mean, se = curve(records, panel)
+            lo, hi = mean - se, mean + se
+            if log:
+                mean, lo, hi = (np.maximum(v, REGRET_FLOOR) for v in (mean, lo, hi))
+            ax.plot(x, mean, color=colors[agent], label=f"{agent} (n={len(records)})")
+            ax.fill_between(x, lo, hi, color=colors[agent], alpha=0.2, linewidth=0)
+        if log:
+            ax.set_yscale("log")
+        ax.set_title(panel.title(), fontsize=9)
+        ax.set_xlabel(xlabel)
+        ax.set_ylabel(ylabel)
+        ax.grid(True, which="major", alpha=0.3)
+    axes[0].legend(fontsize=8)
+    return fig
+
+
+def simple_regret_figure(runs: Sequence[StoredRun]) -> Figure:
+    """Simple regret against cost spent (:func:`bocvs_env.metrics.simple_regret_at`), log y."""
+
+    def curve(records: list[EpisodeRecord], panel: Panel) -> tuple[np.ndarray, ...]:
+        grid = _grid(panel.budget)
+        return (grid, *mean_and_se(np.stack([metrics.simple_regret_at(r, grid) for r in records])))
+
+    return _figure(runs, curve, "cost spent", "simple regret", log=True)
+
+
+def evaluations_figure(runs: Sequence[StoredRun]) -> Figure:
+    """Evaluations against cost spent (:func:`bocvs_env.metrics.evaluations_at`)."""
+
+    def curve(records: list[EpisodeRecord], panel: Panel) -> tuple[np.ndarray, ...]:
+        grid = _grid(panel.budget)
+        return (grid, *mean_and_se(np.stack([metrics.evaluations_at(r, grid) for r in records])))
+
+    return _figure(runs, curve, "cost spent", "evaluations", log=False)
+
+
+def regret_figure(runs: Sequence[StoredRun], kind: str, alpha: float = 0.1) -> Figure:
+    """Cumulative ``kind`` regret (``"quality"`` or ``"cost"``) against rounds, tolerance
+    ``alpha`` (:func:`bocvs_env.metrics.quality_regret`, :func:`~bocvs_env.metrics.cost_regret`).
+
+    Raises:
+        ValueError: for another ``kind``.
+    """
+    funcs = {"quality": metrics.quality_regret, "cost": metrics.cost_regret}
+    if kind not in funcs:
+        raise ValueError(f"kind must be 'quality' or 'cost', got {kind!r}")
+    func = funcs[kind]
+
+    def curve(records: list[EpisodeRecord], panel: Panel) -> tuple[np.ndarray, ...]:
+        rounds = min(r.n_evaluations for r in records)
+        values = np.stack([func(r, alpha)[:rounds] for r in records]).reshape(len(records), -1)
+        return (np.arange(1, rounds + 1), *mean_and_se(values))
+
+    return _figure(runs, curve, "round", f"cumulative {kind} regret", log=False)
+
+
+def save_figures(runs: Sequence[StoredRun], out_dir: str | Path, dpi: int = 120) -> list[Path]:
+    """Write the four figures of :data:`FIGURE_FILES` as PNGs into ``out_dir``; their paths."""
+    out = Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    figures = (
+        simple_regret_figure(runs),
+        evaluations_figure(runs),
+        regret_figure(runs, "quality"),
+        regret_figure(runs, "cost"),
+    )
+    paths = []
+    for name, fig in zip(FIGURE_FILES, figures, strict=True):
+        path = out / name
+        fig.savefig(path, dpi=dpi)
+        paths.append(path)
+    return paths

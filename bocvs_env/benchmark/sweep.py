@@ -1,0 +1,119 @@
+"""The sweep driver: skip what the store has, run the rest on an executor, record each
+finished run as it arrives (the driver alone writes the store)."""
+
+from __future__ import annotations
+
+import subprocess
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from agents.registry import AGENTS
+from bocvs_env.benchmark.config import RunConfig, SweepConfig
+from bocvs_env.benchmark.executors import Executor, Outcome, ProgressFn
+from bocvs_env.benchmark.store import ResultStore
+
+
+@dataclass
+class SweepReport:
+    """What a call of :func:`run_sweep` did.
+
+    Attributes:
+        total: runs in the sweep.
+        skipped: runs already in the store.
+        recorded: runs this call added.
+        failed: ``(config, traceback)`` of runs that raised; they are not recorded and a later
+            call retries them.
+    """
+
+    total: int
+    skipped: int
+    recorded: int = 0
+    failed: list[tuple[RunConfig, str]] = field(default_factory=list)
+
+
+def git_commit(path: Path | None = None) -> str | None:
+    """The commit of the git checkout holding ``path`` (this package by default), with
+    ``+dirty`` if tracked files changed; ``None`` outside a checkout or without git."""
+    where = path or Path(__file__).resolve().parent
+
+    def git(*args: str) -> str:
+        return subprocess.run(
+            ["git", "-C", str(where), *args], capture_output=True, text=True, check=True, timeout=10
+        ).stdout.strip()
+
+    try:
+        head = git("rev-parse", "HEAD")
+        dirty = bool(git("status", "--porcelain", "--untracked-files=no"))
+    except (OSError, subprocess.SubprocessError):
+        return None
+    return head + ("+dirty" if dirty else "")
+
+
+def pending_runs(sweep: SweepConfig, store: ResultStore) -> tuple[list[RunConfig], int]:
+    """The sweep's runs not yet in ``store`` (each configuration once), and how many are.
+
+    The pending runs are interleaved across problem settings (problem, variance, options), so
+    that workers starting together compute different oracles rather than the same one twice
+    (oracles are cached on disk per setting).
+    """
+    done = store.done_keys()
+    todo: dict[str, RunConfig] = {}
+    for config in sweep.runs():
+        todo.setdefault(config.key(), config)
+    pending = [c for k, c in todo.items() if k not in done]
+    rank: dict[tuple[str, ...], int] = {}
+    order = []
+    for n, c in enumerate(pending):
+        setting = (c.problem, repr(c.variance), repr(sorted(c.problem_options.items())))
+        rank[setting] = rank.get(setting, -1) + 1
+        order.append((rank[setting], n))
+    return [pending[n] for _, n in sorted(order)], len(todo) - len(pending)
+
+
+def check_agents(sweep: SweepConfig) -> None:
+    """Raise ``ValueError`` if the sweep names agents that are not registered."""
+    unknown = sorted(set(sweep.agents) - set(AGENTS))
+    if unknown:
+        raise ValueError(
+            f"sweep {sweep.name!r} names unregistered agents {unknown}; "
+            f"registered: {sorted(AGENTS)}"
+        )
+
+
+def run_sweep(
+    sweep: SweepConfig,
+    store: ResultStore,
+    executor: Executor,
+    on_outcome: Callable[[Outcome], None] | None = None,
+    progress: ProgressFn | None = None,
+    on_start: Callable[[SweepReport], None] | None = None,
+) -> SweepReport:
+    """Run the sweep's missing runs and record each one as it finishes.
+
+    Args:
+        sweep: the sweep.
+        store: where finished runs go (one transaction each).
+        executor: where runs execute.
+        on_outcome: called after each outcome is handled (recorded or failed).
+        progress: forwarded to the executor: ``progress(key, spent, budget)``.
+        on_start: called once the pending runs are known, before any runs.
+
+    Raises:
+        ValueError: if the sweep names agents that are not registered.
+    """
+    check_agents(sweep)
+    store.register_sweep(sweep)
+    pending, skipped = pending_runs(sweep, store)
+    report = SweepReport(total=len(pending) + skipped, skipped=skipped)
+    if on_start is not None:
+        on_start(report)
+    commit = git_commit()
+    for outcome in executor.run(pending, progress):
+        if outcome.result is not None:
+            report.recorded += store.add(outcome.result, sweep=sweep.name, git_commit=commit)
+        else:
+            report.failed.append((outcome.config, outcome.error or "unknown error"))
+        if on_outcome is not None:
+            on_outcome(outcome)
+    return report

@@ -1,0 +1,40 @@
+"""Helpers of the benchmark tests: tiny sweeps of the random agent on Hartmann-3."""
+
+from __future__ import annotations
+
+import torch
+
+from bocvs_env.benchmark.config import SweepConfig
+from bocvs_env.benchmark.executors import execute
+from bocvs_env.benchmark.runner import RunResult
+from bocvs_env.benchmark.store import StoredRun
+
+
+def tiny_sweep(name: str = "tiny", seeds: int = 2, budget: float = 3.0) -> SweepConfig:
+    """Random agent, Hartmann-3, cheap costs, a small budget."""
+    return SweepConfig(
+        name=name, problems=["hartmann3"], budgets=[budget], agents=["random"], seeds=seeds
+    )
+
+
+def run_in_process(sweep: SweepConfig) -> list[RunResult]:
+    """The sweep's results, run here one after another as a worker would (one torch thread)."""
+    threads = torch.get_num_threads()
+    try:
+        outcomes = [execute(c) for c in sweep.runs()]
+    finally:
+        torch.set_num_threads(threads)
+    assert all(o.result is not None for o in outcomes), [o.error for o in outcomes]
+    return [o.result for o in outcomes if o.result is not None]
+
+
+def assert_same_traces(a: list[StoredRun], b: list[StoredRun]) -> None:
+    """Both lists hold the same configurations with bit-identical traces."""
+    by_key = {r.key: r for r in b}
+    assert sorted(r.key for r in a) == sorted(by_key)
+    for run in a:
+        other = by_key[run.key]
+        assert run.config == other.config
+        for name in ("control_set", "x", "y", "cost", "g", "set_max", "cost_means"):
+            assert (getattr(run.record, name) == getattr(other.record, name)).all(), name
+            assert getattr(run.record, name).shape == getattr(other.record, name).shape, name

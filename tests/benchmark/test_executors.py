@@ -1,0 +1,101 @@
+"""Executors and the sweep driver: the same records from local processes, from Ray and in
+process; failures are reported and not recorded; a second call resumes."""
+
+from __future__ import annotations
+
+import importlib.util
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+import torch
+from bench_helpers import assert_same_traces, tiny_sweep
+
+from bocvs_env.benchmark.executors import (
+    Executor,
+    LocalExecutor,
+    Outcome,
+    RayExecutor,
+    execute,
+    make_executor,
+)
+from bocvs_env.benchmark.store import ResultStore, StoredRun
+from bocvs_env.benchmark.sweep import run_sweep
+
+HAS_RAY = importlib.util.find_spec("ray") is not None
+
+
+class InProcessExecutor(Executor):
+    """Runs each configuration here, as a worker would: for fast tests of the driver."""
+
+    def run(self, configs, progress=None) -> Iterator[Outcome]:
+        threads = torch.get_num_threads()
+        try:
+            for config in configs:
+                yield execute(config)
+        finally:
+            torch.set_num_threads(threads)
+
+
+@pytest.fixture(scope="module")
+def local_runs(
+    tmp_path_factory: pytest.TempPathFactory, tiny_results
+) -> tuple[list[StoredRun], set[str]]:
+    """The tiny sweep run by two local worker processes (after the oracle is cached), and the
+    keys of the runs that reported progress."""
+    seen: set[str] = set()
+    path = tmp_path_factory.mktemp("local") / "local.db"
+    with ResultStore(path) as store, LocalExecutor(2) as executor:
+        report = run_sweep(tiny_sweep(), store, executor, progress=lambda k, *_: seen.add(k))
+        assert (report.recorded, report.skipped, report.failed) == (report.total, 0, [])
+        return store.runs(), seen
+
+
+def test_local_processes_match_in_process(local_runs, filled_store) -> None:
+    runs, seen = local_runs
+    assert_same_traces(runs, filled_store.runs())
+    assert {r.provenance["sweep"] for r in runs} == {"tiny"}
+    assert seen == {r.key for r in runs}
+
+
+def test_failed_runs_are_reported_not_recorded(store_path: Path, tiny_results) -> None:
+    sweep = tiny_sweep(name="bad").with_overrides(agent_params={"random": {"nonsense": 1}})
+    with ResultStore(store_path) as store:
+        report = run_sweep(sweep, store, InProcessExecutor())
+        assert report.recorded == 0 and len(report.failed) == 2
+        assert "TypeError" in report.failed[0][1] and "nonsense" in report.failed[0][1]
+        assert len(store) == 0
+
+
+def test_a_second_call_skips_finished_runs(filled_store: ResultStore) -> None:
+    sweep = tiny_sweep(seeds=3)
+    report = run_sweep(sweep, filled_store, InProcessExecutor())
+    assert (report.total, report.skipped, report.recorded) == (3, 2, 1)
+    assert len(filled_store) == 3
+    report = run_sweep(sweep, filled_store, InProcessExecutor())
+    assert (report.skipped, report.recorded) == (3, 0)
+
+
+def test_unregistered_agents_are_refused(store_path: Path) -> None:
+    sweep = tiny_sweep().with_overrides(agents=["no-such-agent"])
+    with ResultStore(store_path) as store, pytest.raises(ValueError, match="unregistered"):
+        run_sweep(sweep, store, InProcessExecutor())
+
+
+def test_executor_names() -> None:
+    assert isinstance(make_executor("local", workers=3), LocalExecutor)
+    with pytest.raises(ValueError, match="unknown executor"):
+        make_executor("slurm")
+    with pytest.raises(ValueError, match="workers"):
+        LocalExecutor(0)
+
+
+@pytest.mark.skipif(not HAS_RAY, reason='Ray is not installed (pip install "bocvs[ray]")')
+def test_ray_gives_the_same_records(tmp_path: Path, local_runs, tiny_results) -> None:
+    seen: set[str] = set()
+    with ResultStore(tmp_path / "ray.db") as store, RayExecutor(num_cpus=2) as executor:
+        report = run_sweep(tiny_sweep(), store, executor, progress=lambda key, *_: seen.add(key))
+        assert report.failed == [] and report.recorded == report.total
+        ray_runs = store.runs()
+    assert_same_traces(ray_runs, local_runs[0])
+    assert seen == {r.key for r in ray_runs}

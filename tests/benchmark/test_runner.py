@@ -1,0 +1,65 @@
+"""One run: determinism, provenance and the privileged-parameter hook of UCB-CVS."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import Any
+
+import numpy as np
+import pytest
+from bench_helpers import run_in_process, tiny_sweep
+
+import agents.registry
+from agents.random import RandomAgent
+from bocvs_env.benchmark.runner import RunResult, agent_arguments, run_config
+from bocvs_env.env import BOCVSEnv
+from bocvs_env.problems.costs import COST_SETS
+
+
+class FakeCostAwareAgent(RandomAgent):
+    """Random play, but built like UCB-CVS: it must be given the mean costs."""
+
+    name = "fake-cvs"
+
+    def __init__(self, costs: np.ndarray, beta: float = 2.0) -> None:
+        super().__init__()
+        self.costs = np.asarray(costs)
+        self.beta = beta
+
+    def params(self) -> dict[str, Any]:
+        return {"costs": self.costs, "beta": self.beta}
+
+
+def test_same_configuration_same_record(tiny_results: list[RunResult]) -> None:
+    again = run_in_process(tiny_sweep())
+    for a, b in zip(tiny_results, again, strict=True):
+        assert a.config == b.config
+        for name in ("control_set", "x", "y", "cost", "g", "set_max"):
+            assert np.array_equal(getattr(a.record, name), getattr(b.record, name))
+    assert not np.array_equal(tiny_results[0].record.x[:3], tiny_results[1].record.x[:3])
+
+
+def test_provenance(tiny_results: list[RunResult]) -> None:
+    prov = tiny_results[0].provenance
+    assert prov["package_version"]
+    assert prov["torch_threads"] == 1
+    assert prov["agent_name"] == "random"
+    assert prov["wall_s"] > 0
+    assert tiny_results[0].record.config["problem"] == "hartmann3"
+
+
+def test_ucb_cvs_is_given_the_true_mean_costs(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setitem(agents.registry.AGENTS, "ucb-cvs", f"{__name__}:FakeCostAwareAgent")
+    config = replace(tiny_sweep(budget=1.0).runs()[0], agent="ucb-cvs", cost_set="moderate")
+    env = BOCVSEnv(**config.env_kwargs())
+    assert np.array_equal(agent_arguments(config, env)["costs"], COST_SETS["moderate"])
+    result = run_config(config)
+    assert np.array_equal(result.provenance["agent_params"]["costs"], COST_SETS["moderate"])
+    assert np.array_equal(result.record.cost_means, COST_SETS["moderate"])
+    tuned = replace(config, agent_params={"beta": 1.0})
+    assert agent_arguments(tuned, env)["beta"] == 1.0
+
+
+def test_other_agents_get_only_their_parameters() -> None:
+    config = replace(tiny_sweep().runs()[0], agent_params={"a": 1})
+    assert agent_arguments(config, BOCVSEnv(**config.env_kwargs())) == {"a": 1}

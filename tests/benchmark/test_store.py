@@ -1,0 +1,142 @@
+"""The result store: round trips, one row per configuration, and refusing foreign files."""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+from pathlib import Path
+
+import numpy as np
+import pytest
+from bench_helpers import tiny_sweep
+
+from bocvs_env.benchmark.runner import RunResult
+from bocvs_env.benchmark.store import (
+    APPLICATION_ID,
+    SCHEMA_VERSION,
+    ResultStore,
+    StoreError,
+)
+
+
+def test_round_trip_is_exact(filled_store: ResultStore, tiny_results: list[RunResult]) -> None:
+    runs = {r.key: r for r in filled_store.runs(diagnostics=True)}
+    assert len(runs) == len(tiny_results) == len(filled_store)
+    for result in tiny_results:
+        stored = runs[result.config.key()]
+        assert stored.config == result.config
+        assert stored.sweep == "tiny"
+        for name in ("control_set", "x", "y", "cost", "g", "set_max", "cost_means"):
+            a, b = getattr(stored.record, name), getattr(result.record, name)
+            assert a.dtype == b.dtype and a.shape == b.shape and np.array_equal(a, b), name
+        assert stored.record.config == result.record.config
+        assert stored.record.diagnostics == result.record.diagnostics
+        assert stored.provenance["package_version"] == result.provenance["package_version"]
+        assert stored.provenance["sweep"] == "tiny"
+        assert stored.provenance["started_at"] <= stored.provenance["finished_at"]
+
+
+def test_a_configuration_is_recorded_once(
+    filled_store: ResultStore, tiny_results: list[RunResult]
+) -> None:
+    assert filled_store.add(tiny_results[0], sweep="another") is False
+    assert len(filled_store) == len(tiny_results)
+    assert filled_store.done_keys() == {r.config.key() for r in tiny_results}
+
+
+def test_select_runs_by_key(filled_store: ResultStore, tiny_results: list[RunResult]) -> None:
+    key = tiny_results[1].config.key()
+    assert [r.key for r in filled_store.runs([key])] == [key]
+
+
+def test_sweeps_are_recorded_by_name(filled_store: ResultStore) -> None:
+    assert filled_store.sweeps() == {"tiny": tiny_sweep()}
+    filled_store.register_sweep(tiny_sweep(seeds=3))
+    assert filled_store.sweeps()["tiny"].seeds == (0, 1, 2)
+
+
+def test_reopening_keeps_runs(filled_store: ResultStore, store_path: Path) -> None:
+    n = len(filled_store)
+    filled_store.close()
+    with ResultStore(store_path, create=False) as again:
+        assert len(again) == n
+
+
+def test_new_store_is_wal_with_marker(store_path: Path) -> None:
+    ResultStore(store_path).close()
+    conn = sqlite3.connect(store_path)
+    try:
+        assert conn.execute("PRAGMA application_id").fetchone()[0] == APPLICATION_ID
+        assert conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION
+        assert conn.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+    finally:
+        conn.close()
+    assert not list(store_path.parent.glob(".*.tmp"))
+
+
+def test_missing_store_without_create(store_path: Path) -> None:
+    with pytest.raises(FileNotFoundError, match="no result store"):
+        ResultStore(store_path, create=False)
+    assert not store_path.exists()
+
+
+def _foreign_sqlite(path: Path) -> None:
+    conn = sqlite3.connect(path)
+    conn.execute("CREATE TABLE runs (id INTEGER PRIMARY KEY, name TEXT)")
+    conn.execute("INSERT INTO runs (name) VALUES ('not ours')")
+    conn.commit()
+    conn.close()
+
+
+def _bocvs_header(version: int, table: str):
+    """A database that carries a bocvs header (schema ``version``) but only ``table``."""
+
+    def make(path: Path) -> None:
+        conn = sqlite3.connect(path)
+        conn.execute(f"PRAGMA application_id = {APPLICATION_ID}")
+        conn.execute(f"PRAGMA user_version = {version}")
+        conn.execute(f"CREATE TABLE {table} (x)")
+        conn.commit()
+        conn.close()
+
+    return make
+
+
+def _damaged_store(path: Path) -> None:
+    ResultStore(path).close()
+    data = bytearray(path.read_bytes())
+    rng = np.random.default_rng(1)
+    data[100:] = rng.integers(0, 256, len(data) - 100, dtype=np.uint8).tobytes()
+    path.write_bytes(bytes(data))
+
+
+@pytest.mark.parametrize(
+    ("make", "message"),
+    [
+        (lambda p: p.write_bytes(np.random.default_rng(0).bytes(4096)), "not an SQLite database"),
+        (lambda p: p.write_bytes(b""), "empty file"),
+        (lambda p: p.write_text("name,value\na,1\n"), "not an SQLite database"),
+        (_foreign_sqlite, "another application"),
+        (_bocvs_header(SCHEMA_VERSION + 1, "t"), f"schema {SCHEMA_VERSION + 1}"),
+        (_bocvs_header(SCHEMA_VERSION, "runs"), "lacks its tables"),
+        (_damaged_store, "damaged"),
+    ],
+    ids=["random-bytes", "empty", "csv", "foreign-sqlite", "newer-schema", "no-tables", "damaged"],
+)
+def test_foreign_or_corrupt_file_is_refused_and_untouched(
+    store_path: Path, make, message: str
+) -> None:
+    make(store_path)
+    before = store_path.read_bytes()
+    mtime = os.stat(store_path).st_mtime_ns
+    siblings = sorted(p.name for p in store_path.parent.iterdir())
+    with pytest.raises(StoreError, match=message):
+        ResultStore(store_path)
+    assert store_path.read_bytes() == before
+    assert os.stat(store_path).st_mtime_ns == mtime
+    assert sorted(p.name for p in store_path.parent.iterdir()) == siblings
+
+
+def test_directory_is_refused(tmp_path: Path) -> None:
+    with pytest.raises(StoreError, match="is a directory"):
+        ResultStore(tmp_path)
