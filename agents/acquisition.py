@@ -25,10 +25,11 @@ from typing import Literal, Protocol
 
 import numpy as np
 import torch
-from scipy.optimize import minimize
+from threadpoolctl import threadpool_limits
 from torch import Tensor
 from torch.quasirandom import SobolEngine
 
+from agents.surrogate import GPSurrogate
 from bocvs_env.goal import quasi_random_inputs
 from bocvs_env.task import Task
 
@@ -58,6 +59,9 @@ class ExpectedAcquisition:
         raw_samples: Sobol candidates scored per set before refinement.
         n_restarts: the best candidates of each set refined by L-BFGS-B.
         maxiter: the L-BFGS-B iteration limit.
+        raw_n_samples: the raw candidates are screened with only the first ``raw_n_samples``
+            samples (a prefix of the Sobol sequence, balanced for powers of two); the refined
+            starts and the returned values use all ``n_samples``.
     """
 
     def __init__(
@@ -68,12 +72,14 @@ class ExpectedAcquisition:
         raw_samples: int = 256,
         n_restarts: int = 8,
         maxiter: int = 100,
+        raw_n_samples: int = 32,
     ) -> None:
         for name, value in (
             ("n_samples", n_samples),
             ("raw_samples", raw_samples),
             ("n_restarts", n_restarts),
             ("maxiter", maxiter),
+            ("raw_n_samples", raw_n_samples),
         ):
             if not (isinstance(value, int) and value >= 1):
                 raise ValueError(f"{name} must be a positive integer, got {value!r}")
@@ -83,6 +89,7 @@ class ExpectedAcquisition:
         self.raw_samples = raw_samples
         self.n_restarts = min(n_restarts, raw_samples)
         self.maxiter = maxiter
+        self.raw_n_samples = raw_n_samples
         d = task.dim
         #: ``n_samples x d`` quasi-random draws of every variable.
         self.samples = quasi_random_inputs(task.distributions, n_samples, seed)
@@ -94,6 +101,9 @@ class ExpectedAcquisition:
             self._masks.append(mask)
             random = len(task.free_variables(i)) > 0
             self._set_samples.append(self.samples if random else self.samples[:1])
+        self._cache_owner: GPSurrogate | None = None
+        self._cache_version = -1
+        self._factors: dict[int, Tensor] = {}
 
     # -------------------------------------------------------------------------- expectation
     def full_queries(self, i: int, X: Tensor) -> Tensor:
@@ -135,17 +145,54 @@ class ExpectedAcquisition:
         parts: Sequence[tuple[int, Tensor]],
         bound: Bound | Callable[[Tensor], Tensor],
         beta: float,
+        n_samples: int | None = None,
     ) -> list[Tensor]:
-        """:meth:`expected` of several ``(set, batch x d queries)`` parts in one posterior call."""
-        fulls = [self.full_queries(i, X) for i, X in parts]
-        points = torch.cat([f.reshape(-1, f.shape[-1]) for f in fulls])
-        values = self._bound_values(surrogate, points, bound, beta)
+        """:meth:`expected` of several ``(set, batch x d queries)`` parts in one posterior call.
+
+        ``n_samples`` (default: all) uses a prefix of the sample set (cheaper, for screening).
+        For a :class:`GPSurrogate` and a ``"ucb"``/``"lcb"``/``"mean"`` bound, the kernel is
+        split into the factor of the controlled variables (one per query) and the factor of the
+        random variables (one per sample, computed once per fit), so that no kernel is evaluated
+        per query and sample.
+        """
+        counts = [min(n_samples or self.n_samples, self._set_samples[i].shape[0]) for i, _ in parts]
+        if isinstance(surrogate, GPSurrogate) and not callable(bound):
+            factors = []
+            for (i, X), s in zip(parts, counts, strict=True):
+                self._check_set(i)
+                ctrl = list(self.task.control_sets[i])
+                A = surrogate.cross_factor(X[:, ctrl], ctrl)  # b x n
+                B = self._sample_factor(surrogate, i)[:s]  # s x n
+                factors.append((A.unsqueeze(-2) * B).reshape(-1, surrogate.n_train))
+            mean, std = surrogate.posterior_from_cross(torch.cat(factors))
+            values = self._combine(mean, std, bound, beta)
+        else:
+            fulls = [
+                self.full_queries(i, X)[:, :s] for (i, X), s in zip(parts, counts, strict=True)
+            ]
+            points = torch.cat([f.reshape(-1, f.shape[-1]) for f in fulls])
+            values = self._bound_values(surrogate, points, bound, beta)
         out, lo = [], 0
-        for f in fulls:
-            b, s = f.shape[0], f.shape[1]
+        for (_, X), s in zip(parts, counts, strict=True):
+            b = X.shape[0]
             out.append(values[lo : lo + b * s].reshape(b, s).mean(-1))
             lo += b * s
         return out
+
+    def _sample_factor(self, surrogate: GPSurrogate, i: int) -> Tensor:
+        """The RBF factor of set ``i``'s random variables at the samples, ``S_i x n`` (cached
+        until the surrogate is fit again)."""
+        if self._cache_owner is not surrogate or self._cache_version != surrogate.version:
+            self._cache_owner, self._cache_version = surrogate, surrogate.version
+            self._factors = {}
+        if i not in self._factors:
+            free = list(self.task.free_variables(i))
+            samples = self._set_samples[i]
+            if free:
+                self._factors[i] = surrogate.cross_factor(samples[:, free], free)
+            else:
+                self._factors[i] = samples.new_ones(samples.shape[0], surrogate.n_train)
+        return self._factors[i]
 
     @staticmethod
     def _bound_values(
@@ -163,9 +210,14 @@ class ExpectedAcquisition:
                     f"{tuple(values.shape)} for {points.shape[0]} points"
                 )
             return values.reshape(-1)
+        mean, std = surrogate.mean_std(points)
+        return ExpectedAcquisition._combine(mean, std, bound, beta)
+
+    @staticmethod
+    def _combine(mean: Tensor, std: Tensor, bound: Bound, beta: float) -> Tensor:
+        """``mean + sign(bound) * beta * std``."""
         if bound not in _SIGNS:
             raise ValueError(f"bound must be 'ucb', 'lcb', 'mean' or a callable, got {bound!r}")
-        mean, std = surrogate.mean_std(points)
         sign = _SIGNS[bound]
         return mean if sign == 0.0 else mean + sign * beta * std
 
@@ -179,9 +231,11 @@ class ExpectedAcquisition:
     ) -> list[tuple[float, np.ndarray]]:
         """``max_{x^i} E[bound]`` for each requested set, all optimized together.
 
-        Scores ``raw_samples`` scrambled Sobol candidates per set, then refines the best
-        ``n_restarts`` of every set in one bounded L-BFGS-B run on the sum of their values
-        (gradients by autograd). Deterministic given the seed.
+        Scores ``raw_samples`` scrambled Sobol candidates per set (with ``raw_n_samples``
+        samples), then refines the best ``n_restarts`` of every set, each by its own bounded
+        L-BFGS-B with autograd gradients, all evaluated together in one posterior call per
+        round (:func:`batched_lbfgsb`), and returns per set the best of the refined points and
+        the starts. Deterministic given the seed.
 
         Args:
             surrogate: the posterior.
@@ -210,48 +264,46 @@ class ExpectedAcquisition:
                 [(i, self._embed(ix, Z)) for i, ix, Z in zip(sets, idx, raws, strict=True)],
                 bound,
                 beta,
+                n_samples=self.raw_n_samples,
             )
         starts = [Z[s.topk(self.n_restarts).indices] for Z, s in zip(raws, scores, strict=True)]
-        # 2. one L-BFGS-B run over every set's starts
-        sizes = [st.numel() for st in starts]
-        r = self.n_restarts
+        # 2. every start refined by its own L-BFGS-B, all evaluated together in lockstep
+        owners = [(j, r) for j in range(len(sets)) for r in range(self.n_restarts)]
 
-        def unpack(z: Tensor) -> list[tuple[int, Tensor]]:
-            parts, lo = [], 0
-            for i, ix, size in zip(sets, idx, sizes, strict=True):
-                parts.append((i, self._embed(ix, z[lo : lo + size].reshape(r, len(ix)))))
-                lo += size
-            return parts
+        def values_and_grads(
+            active: list[int], Z: list[np.ndarray]
+        ) -> list[tuple[float, np.ndarray]]:
+            groups: dict[int, list[int]] = {}
+            for a, p in enumerate(active):
+                groups.setdefault(owners[p][0], []).append(a)
+            leaves, parts = {}, []
+            for j, members in groups.items():
+                leaf = torch.from_numpy(np.stack([Z[a] for a in members])).requires_grad_(True)
+                leaves[j] = leaf
+                parts.append((sets[j], self._embed(idx[j], leaf)))
+            values = self._expected_many(surrogate, parts, bound, beta)
+            total = torch.stack([v.sum() for v in values]).sum()
+            grads = torch.autograd.grad(total, list(leaves.values()))
+            out: list[tuple[float, np.ndarray]] = [(0.0, np.zeros(0))] * len(active)
+            for members, v, g in zip(groups.values(), values, grads, strict=True):
+                for row, a in enumerate(members):
+                    out[a] = (-float(v[row].detach()), -g[row].numpy())
+            return out
 
-        def value_and_grad(z: np.ndarray) -> tuple[float, np.ndarray]:
-            zt = torch.from_numpy(z).requires_grad_(True)
-            total = torch.stack(
-                [v.sum() for v in self._expected_many(surrogate, unpack(zt), bound, beta)]
-            ).sum()
-            (grad,) = torch.autograd.grad(total, zt)
-            return -float(total.detach()), -grad.numpy()
-
-        z0 = torch.cat([st.reshape(-1) for st in starts]).numpy()
-        res = minimize(
-            value_and_grad,
-            z0,
-            jac=True,
-            method="L-BFGS-B",
-            bounds=[(0.0, 1.0)] * z0.size,
-            options={"maxiter": self.maxiter},
-        )
-        z = torch.from_numpy(np.clip(res.x, 0.0, 1.0))
-        parts = unpack(z)
+        x0 = [starts[j][r].numpy().copy() for j, r in owners]
+        refined = batched_lbfgsb(values_and_grads, x0, maxiter=self.maxiter)
+        # 3. per set, the best of the refined points and the starts, valued with every sample
+        parts = []
+        for j, i in enumerate(sets):
+            mine = [p for p, (jj, _) in enumerate(owners) if jj == j]
+            Z = torch.from_numpy(np.stack([refined[p] for p in mine]))
+            parts.append((i, self._embed(idx[j], torch.cat([Z, starts[j]]))))
         with torch.no_grad():
-            refined = self._expected_many(surrogate, parts, bound, beta)
-        # 3. the best of the refined starts and the raw candidates, per set
+            values = self._expected_many(surrogate, parts, bound, beta)
         out = []
-        for (_, X), v, ix, Z, s in zip(parts, refined, idx, raws, scores, strict=True):
+        for (_, X), v in zip(parts, values, strict=True):
             b = int(v.argmax())
-            if float(v[b]) >= float(s.max()):
-                out.append((float(v[b]), X[b].numpy().copy()))
-            else:  # a raw candidate beat every refined start (rare)
-                out.append((float(s.max()), self._embed(ix, Z[s.argmax()].unsqueeze(0))[0].numpy()))
+            out.append((float(v[b]), X[b].numpy().copy()))
         return out
 
     def _embed(self, idx: list[int], Z: Tensor) -> Tensor:
@@ -262,3 +314,84 @@ class ExpectedAcquisition:
     def _check_set(self, i: int) -> None:
         if not (0 <= i < self.task.n_sets):
             raise ValueError(f"control set {i} is out of range for {self.task.n_sets} sets")
+
+
+def batched_lbfgsb(
+    values_and_grads: Callable[[list[int], list[np.ndarray]], list[tuple[float, np.ndarray]]],
+    x0: Sequence[np.ndarray],
+    maxiter: int = 100,
+    maxcor: int = 10,
+    ftol: float = 2.220446049250313e-09,
+    gtol: float = 1e-5,
+    maxls: int = 20,
+) -> list[np.ndarray]:
+    """Minimize independent problems on ``[0, 1]^k`` with one L-BFGS-B each, in lockstep.
+
+    Each problem runs SciPy's L-BFGS-B (its reverse-communication routine, with the defaults of
+    ``scipy.optimize.minimize``) on its own, so it converges and stops on its own; the objective
+    is called once per round with every problem that needs a value, so the evaluations are
+    batched.
+
+    Args:
+        values_and_grads: ``(active, X)`` -> ``[(f, grad)]``: the indices of the problems to
+            evaluate, their points (``X[a]`` of shape ``(k_p,)`` for ``active[a]``), and their
+            values and gradients in the same order.
+        x0: the starting point of every problem, in ``[0, 1]^{k_p}``.
+        maxiter: the iteration limit of every problem.
+        maxcor: ``maxcor``, ``ftol``, ``gtol``, ``maxls``: as in ``scipy.optimize.minimize``.
+
+    Returns:
+        The final point of every problem.
+    """
+    from scipy.optimize import _lbfgsb
+
+    factr = ftol / np.finfo(float).eps
+    states = []
+    for x in x0:
+        n = x.size
+        states.append(
+            {
+                "x": np.clip(np.array(x, dtype=np.float64), 0.0, 1.0),
+                "f": np.array(0.0),
+                "g": np.zeros(n),
+                "wa": np.zeros(2 * maxcor * n + 5 * n + 11 * maxcor * maxcor + 8 * maxcor),
+                "iwa": np.zeros(3 * n, dtype=np.int32),
+                "task": np.zeros(2, dtype=np.int32),
+                "ln_task": np.zeros(2, dtype=np.int32),
+                "lsave": np.zeros(4, dtype=np.int32),
+                "isave": np.zeros(44, dtype=np.int32),
+                "dsave": np.zeros(29),
+                "lo": np.zeros(n),
+                "hi": np.ones(n),
+                "nbd": np.full(n, 2, dtype=np.int32),
+                "iterations": 0,
+            }
+        )
+
+    def advance(st: dict) -> bool:
+        """Run one problem until it asks for a value (True) or stops (False)."""
+        while True:
+            _lbfgsb.setulb(
+                maxcor, st["x"], st["lo"], st["hi"], st["nbd"], st["f"], st["g"], factr, gtol,
+                st["wa"], st["iwa"], st["task"], st["lsave"], st["isave"], st["dsave"], maxls,
+                st["ln_task"],
+            )  # fmt: skip
+            task = int(st["task"][0])
+            if task == 3:  # FG: wants f and g at x
+                return True
+            if task != 1:  # converged, stopped or failed
+                return False
+            st["iterations"] += 1  # NEW_X
+            if st["iterations"] >= maxiter:
+                st["task"][:] = (5, 504)  # STOP: iteration limit
+
+    # L-BFGS-B's BLAS calls are on tiny vectors: BLAS threads only cost (much, on a busy machine)
+    with threadpool_limits(limits=1, user_api="blas"):
+        active = [p for p, st in enumerate(states) if advance(st)]
+        while active:
+            results = values_and_grads(active, [states[p]["x"].copy() for p in active])
+            for p, (f, g) in zip(active, results, strict=True):
+                states[p]["f"] = np.array(f, dtype=np.float64)
+                states[p]["g"] = np.asarray(g, dtype=np.float64)
+            active = [p for p in active if advance(states[p])]
+    return [np.clip(st["x"], 0.0, 1.0) for st in states]

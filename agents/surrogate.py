@@ -22,7 +22,7 @@ escalating jitter to the diagonal of the new block, so a run never crashes on it
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
@@ -136,6 +136,8 @@ class GPSurrogate:
         #: The number of full ``O(n^3)`` factorizations and of block extensions done.
         self.n_factorizations = 0
         self.n_extensions = 0
+        #: Incremented by every :meth:`fit`, so that callers can cache what depends on the data.
+        self.version = 0
         self._n_at_refit = 0
         self._X = torch.zeros(0, dim, dtype=torch.float64)
         self._y = torch.zeros(0, dtype=torch.float64)
@@ -185,6 +187,7 @@ class GPSurrogate:
             raise ValueError(f"y must have shape ({Xt.shape[0]},), got {tuple(yt.shape)}")
         if not (torch.isfinite(Xt).all() and torch.isfinite(yt).all()):
             raise ValueError("X and y must be finite")
+        self.version += 1
         n_old, n = self.n_train, Xt.shape[0]
         appended = (
             n >= n_old and torch.equal(Xt[:n_old], self._X) and torch.equal(yt[:n_old], self._y)
@@ -262,24 +265,56 @@ class GPSurrogate:
             The mean and the standard deviation, each of shape ``batch_shape``, in the units of
             ``y``; differentiable with respect to ``X``.
         """
+        return self.posterior_from_cross(self.cross_factor(X))
+
+    def cross_factor(self, Z: Tensor, dims: Sequence[int] | None = None) -> Tensor:
+        """The RBF factor of some dimensions between points and the training inputs.
+
+        The RBF kernel is a product over dimensions, so for a partition of the dimensions into
+        ``dims`` and the rest, ``k(x, x_j) = outputscale * F_dims(x, x_j) * F_rest(x, x_j)`` with
+        ``F_dims(z, x_j) = exp(-||(z - x_j[dims]) / l[dims]||^2 / 2)``. Agents use this to compute
+        the factor of the random variables' samples once per decision.
+
+        Args:
+            Z: ``batch_shape x |dims|`` values of the dimensions ``dims``.
+            dims: the dimensions (all ``d`` by default).
+
+        Returns:
+            ``batch_shape x n`` factors in ``[0, 1]`` (differentiable with respect to ``Z``).
+        """
+        dims = list(range(self.dim)) if dims is None else list(dims)
+        ls = self.hyper.lengthscale[dims]
+        flat = Z.reshape(Z.shape[:-1].numel(), len(dims))
+        F = rbf(flat, self._X[:, dims], ls, 1.0)
+        return F.reshape(*Z.shape[:-1], self.n_train)
+
+    def posterior_from_cross(self, F: Tensor) -> tuple[Tensor, Tensor]:
+        """Posterior mean and standard deviation from the full cross factor.
+
+        Args:
+            F: ``batch_shape x n``, the product of :meth:`cross_factor` over all dimensions
+                (``k(x, X) / outputscale``).
+
+        Returns:
+            The mean and standard deviation, each ``batch_shape``, in the units of ``y``.
+        """
         h = self.hyper
-        shape = X.shape[:-1]
-        flat = X.reshape(-1, self.dim)
         n = self.n_train
-        rows = max(1, CHUNK_ELEMENTS // max(n, 1))
-        means, variances = [], []
-        for lo in range(0, flat.shape[0], rows):
-            chunk = flat[lo : lo + rows]
-            if n == 0:
-                means.append(chunk.new_full(chunk.shape[:1], h.mean))
-                variances.append(chunk.new_full(chunk.shape[:1], h.outputscale))
-                continue
-            Ks = rbf(chunk, self._X, h.lengthscale, h.outputscale)  # c x n
-            means.append(Ks @ self._alpha + h.mean)
-            V = torch.linalg.solve_triangular(self._L, Ks.T, upper=False)  # n x c
-            variances.append(h.outputscale - (V * V).sum(0))
-        mean = torch.cat(means) if means else flat.new_zeros(0)
-        var = torch.cat(variances) if variances else flat.new_zeros(0)
+        shape = F.shape[:-1]
+        flat = F.reshape(shape.numel(), n) * h.outputscale  # p x n: k(x, X)
+        if n == 0:
+            mean = flat.new_full(flat.shape[:1], h.mean)
+            var = flat.new_full(flat.shape[:1], h.outputscale)
+        else:
+            rows = max(1, CHUNK_ELEMENTS // n)
+            means, variances = [], []
+            for lo in range(0, flat.shape[0], rows):
+                Ks = flat[lo : lo + rows]  # c x n
+                means.append(Ks @ self._alpha + h.mean)
+                V = torch.linalg.solve_triangular(self._L, Ks.T, upper=False)  # n x c
+                variances.append(h.outputscale - (V * V).sum(0))
+            mean = torch.cat(means) if means else flat.new_zeros(0)
+            var = torch.cat(variances) if variances else flat.new_zeros(0)
         std = var.clamp_min(MIN_VARIANCE * h.outputscale).sqrt()
         return (mean * h.y_scale + h.y_shift).reshape(shape), (std * h.y_scale).reshape(shape)
 

@@ -7,7 +7,7 @@ import pytest
 import torch
 from torch import Tensor
 
-from agents.acquisition import ExpectedAcquisition
+from agents.acquisition import ExpectedAcquisition, batched_lbfgsb
 from agents.surrogate import GPSurrogate
 from bocvs_env.problems.distributions import TruncatedNormal
 from bocvs_env.task import Task
@@ -72,6 +72,33 @@ def test_bounds_are_ordered_and_differentiable() -> None:
     assert X.grad is not None
     # only set 0's entry matters
     assert (X.grad[:, 1:] == 0).all() and (X.grad[:, 0] != 0).any()
+
+
+@pytest.mark.parametrize("i", [0, 1, 2])
+def test_factorized_kernel_path_equals_the_plain_posterior(i: int) -> None:
+    acq = ExpectedAcquisition(make_task(), n_samples=16)
+    gp = fitted_gp()
+    X = torch.rand(3, 4, dtype=torch.float64)
+    mean, std = gp.mean_std(acq.full_queries(i, X))
+    fast = acq.expected(gp, i, X, "lcb", beta=1.5)
+    torch.testing.assert_close(fast, (mean - 1.5 * std).mean(-1), atol=1e-12, rtol=0)
+
+
+def test_batched_lbfgsb_solves_each_problem_on_its_own() -> None:
+    centres = [np.array([0.2]), np.array([0.9, 0.4]), np.array([1.7, -3.0, 0.5])]
+    calls = []
+
+    def values_and_grads(active: list[int], Z: list[np.ndarray]) -> list[tuple[float, np.ndarray]]:
+        calls.append(list(active))
+        return [
+            (float(((z - centres[p]) ** 2).sum()), 2 * (z - centres[p]))
+            for p, z in zip(active, Z, strict=True)
+        ]
+
+    out = batched_lbfgsb(values_and_grads, [np.full(c.size, 0.5) for c in centres])
+    for x, c in zip(out, centres, strict=True):
+        np.testing.assert_allclose(x, np.clip(c, 0.0, 1.0), atol=1e-8)
+    assert calls[0] == [0, 1, 2]  # one batched call per round, problems drop out on their own
 
 
 def test_a_sample_path_is_averaged_over_the_same_points() -> None:
