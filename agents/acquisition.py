@@ -34,6 +34,8 @@ from bocvs_env.goal import quasi_random_inputs
 from bocvs_env.task import Task
 
 Bound = Literal["ucb", "lcb", "mean"]
+#: The most memory the screening matrices of all sets may keep between evaluations (bytes).
+MOMENT_CACHE_BYTES = 1 << 30
 #: The sign of ``beta sigma`` in each bound.
 _SIGNS = {"ucb": 1.0, "lcb": -1.0, "mean": 0.0}
 
@@ -59,9 +61,15 @@ class ExpectedAcquisition:
         raw_samples: Sobol candidates scored per set before refinement.
         n_restarts: the best candidates of each set refined by L-BFGS-B.
         maxiter: the L-BFGS-B iteration limit.
-        raw_n_samples: the raw candidates are screened with only the first ``raw_n_samples``
-            samples (a prefix of the Sobol sequence, balanced for powers of two); the refined
-            starts and the returned values use all ``n_samples``.
+        raw_n_samples: raw candidates are screened with only the first ``raw_n_samples``
+            samples (a prefix of the Sobol sequence, balanced for powers of two) when the
+            surrogate is not a :class:`GPSurrogate` or the bound is a sample path (a GP's bounds
+            are screened in closed form, see :meth:`_screen`); the refined starts and the
+            returned values use all ``n_samples``.
+        pre_refine: for a :class:`GPSurrogate` and a ``"ucb"``/``"lcb"``/``"mean"`` bound, first
+            refine the starts on the ``O(n^2)``-per-point screening score (which equals the
+            expectation wherever the variance is the same for every sample, and bounds it
+            otherwise), then polish on the exact expectation: far fewer exact evaluations.
     """
 
     def __init__(
@@ -73,6 +81,7 @@ class ExpectedAcquisition:
         n_restarts: int = 8,
         maxiter: int = 100,
         raw_n_samples: int = 32,
+        pre_refine: bool = True,
     ) -> None:
         for name, value in (
             ("n_samples", n_samples),
@@ -90,6 +99,7 @@ class ExpectedAcquisition:
         self.n_restarts = min(n_restarts, raw_samples)
         self.maxiter = maxiter
         self.raw_n_samples = raw_n_samples
+        self.pre_refine = pre_refine
         d = task.dim
         #: ``n_samples x d`` quasi-random draws of every variable.
         self.samples = quasi_random_inputs(task.distributions, n_samples, seed)
@@ -104,6 +114,7 @@ class ExpectedAcquisition:
         self._cache_owner: GPSurrogate | None = None
         self._cache_version = -1
         self._factors: dict[int, Tensor] = {}
+        self._moment_cache: dict[int, tuple[Tensor, Tensor]] = {}
 
     # -------------------------------------------------------------------------- expectation
     def full_queries(self, i: int, X: Tensor) -> Tensor:
@@ -164,7 +175,7 @@ class ExpectedAcquisition:
                 A = surrogate.cross_factor(X[:, ctrl], ctrl)  # b x n
                 B = self._sample_factor(surrogate, i)[:s]  # s x n
                 factors.append((A.unsqueeze(-2) * B).reshape(-1, surrogate.n_train))
-            mean, std = surrogate.posterior_from_cross(torch.cat(factors))
+            mean, std = surrogate.posterior_from_cross(torch.cat(factors), use_precision=True)
             values = self._combine(mean, std, bound, beta)
         else:
             fulls = [
@@ -179,12 +190,47 @@ class ExpectedAcquisition:
             lo += b * s
         return out
 
+    def _screen(
+        self,
+        surrogate: Posterior,
+        parts: Sequence[tuple[int, Tensor]],
+        bound: Bound | Callable[[Tensor], Tensor],
+        beta: float,
+    ) -> list[Tensor]:
+        """Cheap scores of raw candidates, to choose the starts of the refinement.
+
+        For a :class:`GPSurrogate` and a string bound: ``E[mu] +- beta sqrt(E[sigma^2])`` over
+        all samples, ``O(n^2)`` per candidate (:meth:`GPSurrogate.averaged_moments`); otherwise
+        the expectation over the first ``raw_n_samples`` samples.
+        """
+        if not (isinstance(surrogate, GPSurrogate) and not callable(bound)):
+            return self._expected_many(surrogate, parts, bound, beta, self.raw_n_samples)
+        out = []
+        for i, X in parts:
+            ctrl = list(self.task.control_sets[i])
+            A = surrogate.cross_factor(X[:, ctrl], ctrl)
+            mean, root = surrogate.averaged_moments(A, self._moments(surrogate, i))
+            out.append(self._combine(mean, root, bound, beta))
+        return out
+
+    def _moments(self, surrogate: GPSurrogate, i: int) -> tuple[Tensor, Tensor]:
+        """:meth:`GPSurrogate.factor_moments` of set ``i``'s sample factor, cached until the next
+        fit while the ``n x n`` matrices of all sets fit in :data:`MOMENT_CACHE_BYTES`."""
+        self._sample_factor(surrogate, i)  # validates the cache
+        if i in self._moment_cache:
+            return self._moment_cache[i]
+        moments = surrogate.factor_moments(self._sample_factor(surrogate, i))
+        if 8 * self.task.n_sets * surrogate.n_train**2 <= MOMENT_CACHE_BYTES:
+            self._moment_cache[i] = moments
+        return moments
+
     def _sample_factor(self, surrogate: GPSurrogate, i: int) -> Tensor:
         """The RBF factor of set ``i``'s random variables at the samples, ``S_i x n`` (cached
         until the surrogate is fit again)."""
         if self._cache_owner is not surrogate or self._cache_version != surrogate.version:
             self._cache_owner, self._cache_version = surrogate, surrogate.version
             self._factors = {}
+            self._moment_cache = {}
         if i not in self._factors:
             free = list(self.task.free_variables(i))
             samples = self._set_samples[i]
@@ -231,8 +277,7 @@ class ExpectedAcquisition:
     ) -> list[tuple[float, np.ndarray]]:
         """``max_{x^i} E[bound]`` for each requested set, all optimized together.
 
-        Scores ``raw_samples`` scrambled Sobol candidates per set (with ``raw_n_samples``
-        samples), then refines the best ``n_restarts`` of every set, each by its own bounded
+        Screens ``raw_samples`` scrambled Sobol candidates per set (:meth:`_screen`), then refines the best ``n_restarts`` of every set, each by its own bounded
         L-BFGS-B with autograd gradients, all evaluated together in one posterior call per
         round (:func:`batched_lbfgsb`), and returns per set the best of the refined points and
         the starts. Deterministic given the seed.
@@ -259,39 +304,47 @@ class ExpectedAcquisition:
             engine = SobolEngine(k, scramble=True, seed=self.seed)
             raws.append(engine.draw(self.raw_samples, dtype=torch.float64))
         with torch.no_grad():
-            scores = self._expected_many(
+            scores = self._screen(
                 surrogate,
                 [(i, self._embed(ix, Z)) for i, ix, Z in zip(sets, idx, raws, strict=True)],
                 bound,
                 beta,
-                n_samples=self.raw_n_samples,
             )
         starts = [Z[s.topk(self.n_restarts).indices] for Z, s in zip(raws, scores, strict=True)]
         # 2. every start refined by its own L-BFGS-B, all evaluated together in lockstep
         owners = [(j, r) for j in range(len(sets)) for r in range(self.n_restarts)]
 
-        def values_and_grads(
-            active: list[int], Z: list[np.ndarray]
-        ) -> list[tuple[float, np.ndarray]]:
-            groups: dict[int, list[int]] = {}
-            for a, p in enumerate(active):
-                groups.setdefault(owners[p][0], []).append(a)
-            leaves, parts = {}, []
-            for j, members in groups.items():
-                leaf = torch.from_numpy(np.stack([Z[a] for a in members])).requires_grad_(True)
-                leaves[j] = leaf
-                parts.append((sets[j], self._embed(idx[j], leaf)))
-            values = self._expected_many(surrogate, parts, bound, beta)
-            total = torch.stack([v.sum() for v in values]).sum()
-            grads = torch.autograd.grad(total, list(leaves.values()))
-            out: list[tuple[float, np.ndarray]] = [(0.0, np.zeros(0))] * len(active)
-            for members, v, g in zip(groups.values(), values, grads, strict=True):
-                for row, a in enumerate(members):
-                    out[a] = (-float(v[row].detach()), -g[row].numpy())
-            return out
+        def objective(
+            evaluate: Callable[[list[tuple[int, Tensor]]], list[Tensor]],
+        ) -> Callable[[list[int], list[np.ndarray]], list[tuple[float, np.ndarray]]]:
+            def values_and_grads(
+                active: list[int], Z: list[np.ndarray]
+            ) -> list[tuple[float, np.ndarray]]:
+                groups: dict[int, list[int]] = {}
+                for a, p in enumerate(active):
+                    groups.setdefault(owners[p][0], []).append(a)
+                leaves, parts = [], []
+                for j, members in groups.items():
+                    leaf = torch.from_numpy(np.stack([Z[a] for a in members]))
+                    leaves.append(leaf.requires_grad_(True))
+                    parts.append((sets[j], self._embed(idx[j], leaf)))
+                values = evaluate(parts)
+                total = torch.stack([v.sum() for v in values]).sum()
+                grads = torch.autograd.grad(total, leaves)
+                out: list[tuple[float, np.ndarray]] = [(0.0, np.zeros(0))] * len(active)
+                for members, v, g in zip(groups.values(), values, grads, strict=True):
+                    for row, a in enumerate(members):
+                        out[a] = (-float(v[row].detach()), -g[row].numpy())
+                return out
 
-        x0 = [starts[j][r].numpy().copy() for j, r in owners]
-        refined = batched_lbfgsb(values_and_grads, x0, maxiter=self.maxiter)
+            return values_and_grads
+
+        refined = [starts[j][r].numpy().copy() for j, r in owners]
+        if self.pre_refine and isinstance(surrogate, GPSurrogate) and not callable(bound):
+            screen = objective(lambda parts: self._screen(surrogate, parts, bound, beta))
+            refined = batched_lbfgsb(screen, refined, maxiter=self.maxiter)
+        exact = objective(lambda parts: self._expected_many(surrogate, parts, bound, beta))
+        refined = batched_lbfgsb(exact, refined, maxiter=self.maxiter)
         # 3. per set, the best of the refined points and the starts, valued with every sample
         parts = []
         for j, i in enumerate(sets):

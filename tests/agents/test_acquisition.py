@@ -130,6 +130,24 @@ def test_maximize_finds_the_known_maximum(i: int) -> None:
     assert penalty == pytest.approx(exact, abs=1e-3)
 
 
+@pytest.mark.parametrize("pre_refine", [True, False])
+def test_maximize_finds_the_bump_a_gp_has_learned(pre_refine: bool) -> None:
+    """A GP fitted to ``1 - |x - c|^2``: the maximizer of ``E[mu]`` over set 1 is near ``c``."""
+    rng = np.random.default_rng(0)
+    X = rng.random((200, 4))
+    y = 1.0 - ((X - CENTRE.numpy()) ** 2).sum(-1)
+    gp = GPSurrogate(4, lengthscale=0.5)
+    gp.fit(X, y)
+    task = make_task()
+    acq = ExpectedAcquisition(
+        task, n_samples=64, raw_samples=64, n_restarts=4, pre_refine=pre_refine
+    )
+    ((value, x),) = acq.maximize(gp, [1], "mean")
+    np.testing.assert_allclose(x[[1, 2]], CENTRE[[1, 2]].numpy(), atol=0.02)
+    exact = 1.0 - sum(VARIANCE + (0.5 - float(CENTRE[l])) ** 2 for l in (0, 3))
+    assert value == pytest.approx(exact, abs=0.01)
+
+
 def test_maximize_serves_several_sets_in_order_and_is_deterministic() -> None:
     task = make_task()
     acq = ExpectedAcquisition(task, n_samples=32, raw_samples=32, n_restarts=2, seed=5)

@@ -56,6 +56,47 @@ def test_incremental_cholesky_equals_full_refactorization() -> None:
     torch.testing.assert_close(inc.alpha, full.alpha, atol=1e-9, rtol=1e-9)
 
 
+def test_precision_is_extended_with_the_factor_and_gives_the_same_posterior() -> None:
+    X, y = data(50)
+    gp = GPSurrogate(3, lengthscale=0.2)
+    gp.fit(X[:20], y[:20])
+    first = gp.precision  # computed from the factor
+    gp.fit(X[:21], y[:21])
+    gp.fit(X, y)  # extended twice by block updates
+    assert first.shape == (20, 20)
+    full = torch.cholesky_inverse(gp.cholesky)
+    torch.testing.assert_close(gp.precision, full, atol=1e-8, rtol=1e-8)
+    F = gp.cross_factor(torch.rand(2, 7, 3, dtype=torch.float64, requires_grad=True))
+    exact = gp.posterior_from_cross(F)
+    fast = gp.posterior_from_cross(F, use_precision=True)
+    for a, b in zip(exact, fast, strict=True):
+        torch.testing.assert_close(a, b, atol=1e-10, rtol=0)
+    C = torch.rand(4, 50, dtype=torch.float64, requires_grad=True)
+    assert torch.autograd.gradcheck(
+        lambda C: gp.posterior_from_cross(C, use_precision=True)[1], (C,)
+    )
+
+
+def test_averaged_moments_are_the_sample_mean_and_a_jensen_bound() -> None:
+    X, y = data(40)
+    gp = GPSurrogate(3, lengthscale=0.3)
+    gp.fit(X, y)
+    g = torch.Generator().manual_seed(0)
+    controlled, random = [0], [1, 2]
+    Zc = torch.rand(5, 1, dtype=torch.float64, generator=g)
+    Zr = torch.rand(16, 2, dtype=torch.float64, generator=g)
+    A = gp.cross_factor(Zc, controlled)
+    B = gp.cross_factor(Zr, random)
+    mean, root = gp.averaged_moments(A, gp.factor_moments(B))
+    full = torch.empty(5, 16, 3, dtype=torch.float64)
+    full[..., 0] = Zc
+    full[..., 1:] = Zr
+    m, sd = gp.mean_std(full)
+    torch.testing.assert_close(mean, m.mean(-1), atol=1e-10, rtol=0)
+    torch.testing.assert_close(root, (sd**2).mean(-1).sqrt(), atol=1e-8, rtol=0)
+    assert (root >= sd.mean(-1) - 1e-12).all()
+
+
 def test_changed_data_is_refactorized_not_extended() -> None:
     X, y = data(20)
     gp = GPSurrogate(3)
