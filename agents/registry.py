@@ -10,6 +10,12 @@ from agents.base import Agent
 #: Name -> ``"module:Class"``; classes are imported on first use.
 AGENTS: dict[str, str] = {
     "random": "agents.random:RandomAgent",
+    "etc": "agents.etc:ETCAgent",
+    "ucb-psq": "agents.psq:UCBPSQAgent",
+    "ts-psq": "agents.psq:TSPSQAgent",
+    "ucb-cvs": "agents.cvs:UCBCVSAgent",
+    "ucb-cvs-est": "agents.cvs:EstimatedCostUCBCVSAgent",
+    "etc-50": "agents.cvs:ETC50Agent",
 }
 
 

@@ -1,0 +1,176 @@
+"""UCB-CVS of Tay et al. (NeurIPS 2023) with true or estimated costs, and the AAAI paper's
+ETC-50 variant."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from agents.base import Action, Observation
+from agents.decisions import (
+    cheapest_within_epsilon,
+    cvs_epsilon,
+    etc50_group,
+    mean_costs,
+    size_groups,
+)
+from agents.model_based import ModelBasedAgent
+from agents.psq import UCBPSQAgent
+
+#: Rounds per group of ETC-50, and the unit of UCB-CVS's default cutoff.
+ROUNDS_PER_GROUP = 50
+
+
+class UCBCVSAgent(ModelBasedAgent):
+    """Plays the cheapest set whose optimistic value is within ``eps_t`` of the best.
+
+    Each round: ``v_i = max_{x^i} E[u_{t-1}]`` for every set, ``eps_t = eps0 * max(1 - t /
+    cutoff, 0)`` with ``t`` the number of rounds played so far, and the set played is the
+    cheapest with ``v_i + eps_t >= max_j v_j`` (ties in cost to the larger ``v_i``), at its
+    maximizer. Early on every set is within reach and the cheap ones are played; after
+    ``cutoff`` rounds the agent is UCB-PSQ.
+
+    UCB-CVS assumes known costs: this class takes the TRUE mean costs as the ``costs``
+    parameter (the benchmark passes the problem's cost means; :meth:`params` records
+    ``cost_source="true"``). It is the one built-in agent given privileged information, as in
+    its paper. :class:`EstimatedCostUCBCVSAgent` is the fair variant.
+
+    The default ``cutoff`` is 50 rounds per ETC-50 group of the task (:func:`size_groups`: 100
+    rounds on every problem of the papers), so that UCB-CVS and ETC-50 spend a comparable number
+    of rounds on cheap sets.
+
+    The decision log has one entry per round: ``set``, ``value``, ``eps``, ``values`` (all
+    ``v_i``) and ``costs`` (the costs compared).
+
+    Args:
+        costs: ``m`` mean costs, one per control set.
+        eps0: the initial slack (the paper: 2).
+        cutoff: rounds until ``eps_t`` reaches 0; ``None`` is 50 x the number of groups.
+        **model: the surrogate and acquisition options of :class:`ModelBasedAgent`.
+    """
+
+    name = "ucb-cvs"
+    cost_source = "true"
+
+    def __init__(
+        self,
+        costs: Sequence[float] | np.ndarray | None = None,
+        eps0: float = 2.0,
+        cutoff: float | None = None,
+        **model: Any,
+    ) -> None:
+        super().__init__(**model)
+        if self.cost_source == "true":
+            if costs is None:
+                raise ValueError(
+                    "UCB-CVS needs the true mean costs (costs=...); "
+                    "use 'ucb-cvs-est' to estimate them instead"
+                )
+            costs = np.asarray(costs, np.float64)
+            if costs.ndim != 1 or not np.all(np.isfinite(costs)) or np.any(costs <= 0):
+                raise ValueError(f"costs must be a 1-D array of positive numbers, got {costs!r}")
+        if eps0 < 0:
+            raise ValueError(f"eps0 must be >= 0, got {eps0!r}")
+        if cutoff is not None and cutoff <= 0:
+            raise ValueError(f"cutoff must be positive, got {cutoff!r}")
+        self.costs = costs
+        self.eps0 = eps0
+        self.cutoff = cutoff
+
+    def start(self) -> None:
+        super().start()
+        if self.costs is not None and len(self.costs) != self.task.n_sets:
+            raise ValueError(
+                f"costs has {len(self.costs)} entries for {self.task.n_sets} control sets"
+            )
+        groups = size_groups(self.task.control_sets, self.task.dim)
+        self._cutoff = self.cutoff or ROUNDS_PER_GROUP * max(len(groups), 1)
+
+    def current_costs(self) -> np.ndarray:
+        """The mean costs the rule compares, ``(m,)``."""
+        assert self.costs is not None
+        return np.asarray(self.costs)
+
+    def act(self, observation: Observation) -> Action:
+        t = int(self.plays.sum())
+        eps = cvs_epsilon(t, self.eps0, self._cutoff)
+        maxima = self.set_maxima(range(self.task.n_sets), "ucb")
+        values = np.array([maxima[i][0] for i in range(self.task.n_sets)])
+        costs = self.current_costs()
+        i = cheapest_within_epsilon(values, costs, eps)
+        self.log(
+            set=i, value=float(values[i]), eps=eps, values=values.tolist(), costs=costs.tolist()
+        )
+        return {"control_set": i, "x": maxima[i][1]}
+
+    def params(self) -> dict[str, Any]:
+        return {
+            "cost_source": self.cost_source,
+            "costs": None if self.costs is None else np.asarray(self.costs).tolist(),
+            "eps0": self.eps0,
+            "cutoff": self.cutoff,
+            **super().params(),
+        }
+
+
+class EstimatedCostUCBCVSAgent(UCBCVSAgent):
+    """UCB-CVS on the running mean of each set's observed costs (no privileged information).
+
+    A set not yet played counts as free (optimistic cost 0), so it is tried as soon as its
+    ``v_i`` is within ``eps_t`` of the best, instead of paying for every set up front.
+    """
+
+    name = "ucb-cvs-est"
+    cost_source = "estimated"
+
+    def __init__(self, eps0: float = 2.0, cutoff: float | None = None, **model: Any) -> None:
+        super().__init__(None, eps0, cutoff, **model)
+
+    def current_costs(self) -> np.ndarray:
+        return np.nan_to_num(mean_costs(self.cost_sums, self.plays), nan=0.0)
+
+
+class ETC50Agent(UCBPSQAgent):
+    """The AAAI paper's ETC-50: UCB-CVS's plays grouped by set size, then UCB-PSQ.
+
+    Groups (:func:`agents.decisions.size_groups`): sets of equal size, smallest first; the full
+    set is not a group; when every set has the same size (airfoil), consecutive runs of three
+    sets by position. The agent plays ``rounds_per_group`` rounds per group, each time
+    ``argmax over (i in group, x^i) of E[u]``, then behaves as :class:`UCBPSQAgent`. Rounds
+    count evaluations, not spend.
+
+    Args:
+        rounds_per_group: rounds played in each group (the paper: 50).
+        positional_size: the run length of positional groups.
+        **psq: the options of :class:`UCBPSQAgent` (``prefer_full_set`` and the model's).
+    """
+
+    name = "etc-50"
+
+    def __init__(
+        self, rounds_per_group: int = ROUNDS_PER_GROUP, positional_size: int = 3, **psq: Any
+    ) -> None:
+        super().__init__(**psq)
+        if rounds_per_group < 1:
+            raise ValueError(f"rounds_per_group must be >= 1, got {rounds_per_group!r}")
+        if positional_size < 1:
+            raise ValueError(f"positional_size must be >= 1, got {positional_size!r}")
+        self.rounds_per_group = rounds_per_group
+        self.positional_size = positional_size
+
+    def start(self) -> None:
+        super().start()
+        self._groups = size_groups(self.task.control_sets, self.task.dim, self.positional_size)
+
+    def act(self, observation: Observation) -> Action:
+        group = etc50_group(int(self.plays.sum()), self._groups, self.rounds_per_group)
+        return super().act(observation) if group is None else self.play_best(group)
+
+    def params(self) -> dict[str, Any]:
+        return {
+            "rounds_per_group": self.rounds_per_group,
+            "positional_size": self.positional_size,
+            **super().params(),
+        }

@@ -1,0 +1,172 @@
+"""The explore-then-commit agent of Hoang, Nguyen, Tran (AAAI 2025), Algorithm 1 ("ETC")."""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+
+from agents.base import Action, Observation
+from agents.decisions import (
+    best_set,
+    cheapest_feasible,
+    continue_exploration,
+    cost_lcb,
+    feasible_sets,
+    halving_alpha,
+    horizon_estimate,
+    intersect_bounds,
+    maximal_sets,
+    round_robin_set,
+    select_s1,
+)
+from agents.model_based import ModelBasedAgent
+
+
+class ETCAgent(ModelBasedAgent):
+    """Explore round-robin, then play the cheapest set whose bounds say it is good enough.
+
+    **Exploration.** Round ``t`` plays set ``t mod m`` at ``x^i = argmax E[u_{t-1}]``, in whole
+    cycles over all ``m`` sets. The costs are unknown, so ``tau`` (the number of cycles) follows
+    from the budget: a new cycle starts while the spend so far plus the estimated cost of a
+    cycle (the sum of the sets' observed mean costs) stays within ``explore_fraction * budget``;
+    the first cycle is always played (see :func:`agents.decisions.continue_exploration`). Each
+    exploration round also records ``max_{i, x^i} E[l_{t-1}]`` (into ``lcb_bar``, a running max)
+    and the played set's ``max_x E[u_{t-1}]`` (into ``ucb_bar_i``, a running min), as lines
+    10-11 of Algorithm 1.
+
+    **Exploitation.** Each round (Algorithm 1 lines 14-26; :func:`agents.decisions.select_s1`):
+    intersect the bars with this round's bounds, ``S1 = {i : ucb_bar_i > (1 - alpha) lcb_bar}``
+    (strict), reset both bars to this round's values when ``S1`` is empty; cost LCBs
+    ``max(c_hat_i - sqrt(2 log T / n_i), 0)`` with ``T = budget / min_i c_hat_i`` (the most rounds
+    the budget could buy at the cheapest observed mean cost, a stand-in for the unknown horizon);
+    ``S3`` = the sets of ``S1`` with the smallest cost LCB (ties kept); play the set of ``S3``
+    with the largest ``max_x E[u_{t-1}]`` at its maximizer. ``alpha`` starts at ``alpha0`` and is
+    halved after every ``halve_every`` exploitation evaluations (default ``d``, as the paper).
+
+    Two computational shortcuts, both exact:
+
+    - ``max_{i, x^i} E[l]`` is taken over the sets that are not strict subsets of another
+      (:func:`agents.decisions.maximal_sets`): a superset's maximum is never smaller.
+    - In exploitation, ``max_x E[u]`` is recomputed only for sets whose current ``ucb_bar_i``
+      exceeds this round's threshold ``(1 - alpha) lcb_bar``: for the others
+      ``min(ucb_bar_i, .)`` cannot exceed it either, so they are outside ``S1`` whatever the
+      value. If ``S1`` comes out empty, every set is computed for the reset.
+
+    The decision log (:meth:`diagnostics`) has one entry per round: ``phase``, ``set``,
+    ``value`` (the played ``max_x E[u]``), ``lcb_bar``, ``ucb_bar``, and in exploitation
+    ``alpha``, ``s1``, ``reset``, ``cost_lcb``, ``s3``.
+
+    Args:
+        explore_fraction: the share of the budget exploration may spend (the paper: 60%).
+        alpha0: the tolerance at the start of exploitation (the paper: 0.1).
+        halve_every: exploitation evaluations between halvings of ``alpha``; ``None`` is ``d``.
+        **model: the surrogate and acquisition options of :class:`ModelBasedAgent`
+            (``beta = 2`` by default, as the paper).
+    """
+
+    name = "etc"
+
+    def __init__(
+        self,
+        explore_fraction: float = 0.6,
+        alpha0: float = 0.1,
+        halve_every: int | None = None,
+        **model: Any,
+    ) -> None:
+        super().__init__(**model)
+        if not 0.0 <= explore_fraction <= 1.0:
+            raise ValueError(f"explore_fraction must be in [0, 1], got {explore_fraction!r}")
+        if not 0.0 <= alpha0 < 1.0:
+            raise ValueError(f"alpha0 must be in [0, 1), got {alpha0!r}")
+        if halve_every is not None and halve_every < 1:
+            raise ValueError(f"halve_every must be >= 1, got {halve_every!r}")
+        self.explore_fraction = explore_fraction
+        self.alpha0 = alpha0
+        self.halve_every = halve_every
+
+    def start(self) -> None:
+        super().start()
+        m = self.task.n_sets
+        self.exploring = True
+        self.n_explore = 0
+        self.n_exploit = 0
+        self.lcb_bar = -math.inf
+        self.ucb_bar = np.full(m, math.inf)
+        self._maximal = maximal_sets(self.task.control_sets)
+
+    def act(self, observation: Observation) -> Action:
+        m = self.task.n_sets
+        if self.exploring and self.n_explore % m == 0:
+            self.exploring = continue_exploration(
+                self.spent, self.cost_sums, self.plays, self.task.budget, self.explore_fraction
+            )
+        return self._explore() if self.exploring else self._exploit()
+
+    def _lcb_now(self) -> float:
+        return max(v for v, _ in self.set_maxima(self._maximal, "lcb").values())
+
+    def _explore(self) -> Action:
+        m = self.task.n_sets
+        i = round_robin_set(self.n_explore, m)
+        value, x = self.set_maxima([i], "ucb")[i]
+        ucb_now = np.full(m, np.nan)
+        ucb_now[i] = value
+        self.lcb_bar, self.ucb_bar = intersect_bounds(
+            self.lcb_bar, self.ucb_bar, self._lcb_now(), ucb_now
+        )
+        self.n_explore += 1
+        self.log(
+            phase="explore",
+            set=i,
+            value=value,
+            lcb_bar=self.lcb_bar,
+            ucb_bar=self.ucb_bar.tolist(),
+        )
+        return {"control_set": i, "x": x}
+
+    def _exploit(self) -> Action:
+        m = self.task.n_sets
+        alpha = halving_alpha(self.n_exploit, self.alpha0, self.halve_every or self.task.dim)
+        lcb_now = self._lcb_now()
+        candidates = feasible_sets(self.ucb_bar, max(self.lcb_bar, lcb_now), alpha)
+        maxima = self.set_maxima(candidates, "ucb")
+        ucb_now = np.full(m, np.nan)
+        for i, (v, _) in maxima.items():
+            ucb_now[i] = v
+        _, intersected = intersect_bounds(self.lcb_bar, self.ucb_bar, lcb_now, ucb_now)
+        if not feasible_sets(intersected, max(self.lcb_bar, lcb_now), alpha):
+            rest = [i for i in range(m) if i not in maxima]
+            maxima.update(self.set_maxima(rest, "ucb"))
+            ucb_now = np.array([maxima[i][0] for i in range(m)])
+        choice = select_s1(self.lcb_bar, self.ucb_bar, lcb_now, ucb_now, alpha)
+        self.lcb_bar, self.ucb_bar = choice.lcb_bar, choice.ucb_bar
+        horizon = horizon_estimate(self.task.budget, self.cost_sums, self.plays)
+        lcbs = cost_lcb(self.cost_sums, self.plays, horizon)
+        s3 = cheapest_feasible(choice.s1, lcbs)
+        values = np.array([maxima[i][0] if i in maxima else -math.inf for i in range(m)])
+        i = best_set(s3, values)
+        self.n_exploit += 1
+        self.log(
+            phase="exploit",
+            set=i,
+            value=float(values[i]),
+            alpha=alpha,
+            lcb_bar=self.lcb_bar,
+            ucb_bar=self.ucb_bar.tolist(),
+            s1=choice.s1,
+            reset=choice.reset,
+            horizon=horizon,
+            cost_lcb=lcbs.tolist(),
+            s3=s3,
+        )
+        return {"control_set": i, "x": maxima[i][1]}
+
+    def params(self) -> dict[str, Any]:
+        return {
+            "explore_fraction": self.explore_fraction,
+            "alpha0": self.alpha0,
+            "halve_every": self.halve_every,
+            **super().params(),
+        }

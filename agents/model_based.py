@@ -1,0 +1,149 @@
+"""A base class for the GP-based agents: one surrogate and one acquisition, rebuilt per episode."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any, Literal
+
+import numpy as np
+import torch
+from torch import Tensor
+
+from agents.acquisition import Bound, ExpectedAcquisition
+from agents.base import Action, BaseAgent, Observation
+from agents.surrogate import GPSurrogate
+
+#: The lengthscales of the reference codes where they differ from 0.1 (SPEC section 5), by
+#: problem name; the name is part of the public task.
+REFERENCE_LENGTHSCALES: dict[str, float] = {"plant": 0.2, "airfoil": 0.2}
+
+
+class ModelBasedAgent(BaseAgent):
+    """Keeps a :class:`GPSurrogate` fitted to all data and an :class:`ExpectedAcquisition`.
+
+    At every :meth:`reset` a fresh surrogate and acquisition are built (their seeds drawn from
+    the agent's seeded generator) and fitted to the free initial design; after every evaluated
+    step the surrogate is refitted to all data so far. Subclasses implement :meth:`act` with
+    :meth:`set_maxima`.
+
+    Args:
+        surrogate_mode: ``"fixed"`` (the references' hyperparameters) or ``"fitted"`` (ARD,
+            BoTorch's priors, refitted every ``refit_every`` observations).
+        lengthscale: the fixed lengthscale; ``None`` takes the reference codes' value for the
+            task's problem name (0.2 for ``plant`` and ``airfoil``, 0.1 otherwise).
+        noise: the fixed noise variance.
+        outputscale: the fixed output scale.
+        refit_every: observations between hyperparameter refits in ``"fitted"`` mode.
+        n_samples: quasi-random samples of the random variables behind each ``E[.]``.
+        raw_samples: random candidates screened before the gradient-based optimization.
+        n_restarts: starts of the multi-start optimization.
+        maxiter: L-BFGS-B iterations per optimization.
+        beta: the confidence width of ``u = mu + beta sigma`` and ``l = mu - beta sigma``.
+    """
+
+    def __init__(
+        self,
+        surrogate_mode: Literal["fixed", "fitted"] = "fixed",
+        lengthscale: float | None = None,
+        noise: float = 1e-4,
+        outputscale: float = 1.0,
+        refit_every: int = 10,
+        n_samples: int = 128,
+        raw_samples: int = 256,
+        n_restarts: int = 8,
+        maxiter: int = 100,
+        beta: float = 2.0,
+    ) -> None:
+        super().__init__()
+        if surrogate_mode not in ("fixed", "fitted"):
+            raise ValueError(f"surrogate_mode must be 'fixed' or 'fitted', got {surrogate_mode!r}")
+        if beta < 0:
+            raise ValueError(f"beta must be >= 0, got {beta!r}")
+        self.surrogate_mode = surrogate_mode
+        self.lengthscale = lengthscale
+        self.noise = noise
+        self.outputscale = outputscale
+        self.refit_every = refit_every
+        self.n_samples = n_samples
+        self.raw_samples = raw_samples
+        self.n_restarts = n_restarts
+        self.maxiter = maxiter
+        self.beta = beta
+
+    def resolved_lengthscale(self) -> float:
+        """The lengthscale in use: the parameter, or the reference value for the task."""
+        if self.lengthscale is not None:
+            return float(self.lengthscale)
+        return REFERENCE_LENGTHSCALES.get(self.task.name, 0.1)
+
+    def start(self) -> None:
+        model_seed = int(self.rng.integers(2**31 - 1))
+        self.surrogate = GPSurrogate(
+            self.task.dim,
+            mode=self.surrogate_mode,
+            lengthscale=self.resolved_lengthscale(),
+            noise=self.noise,
+            outputscale=self.outputscale,
+            refit_every=self.refit_every,
+            seed=model_seed,
+        )
+        self.acquisition = ExpectedAcquisition(
+            self.task,
+            n_samples=self.n_samples,
+            seed=model_seed,
+            raw_samples=self.raw_samples,
+            n_restarts=self.n_restarts,
+            maxiter=self.maxiter,
+        )
+        self._refit()
+
+    def _refit(self) -> None:
+        if self.y.size:
+            self.surrogate.fit(self.X, self.y)
+
+    def observe(
+        self,
+        action: Action,
+        observation: Observation,
+        reward: float,
+        terminated: bool,
+        truncated: bool,
+        info: dict[str, Any],
+    ) -> None:
+        super().observe(action, observation, reward, terminated, truncated, info)
+        if info.get("evaluated", False) and not (terminated or truncated):
+            self._refit()
+
+    def set_maxima(
+        self, sets: Sequence[int], bound: Bound | Callable[[Tensor], Tensor] = "ucb"
+    ) -> dict[int, tuple[float, np.ndarray]]:
+        """``max_{x^i} E[bound]`` and its maximizer (a full query, ``(d,)``) for each set."""
+        sets = [int(i) for i in sets]
+        found = self.acquisition.maximize(self.surrogate, sets, bound=bound, beta=self.beta)
+        return {
+            i: (float(v), np.asarray(x, np.float64)) for i, (v, x) in zip(sets, found, strict=True)
+        }
+
+    def sample_path(self) -> Callable[[Tensor], Tensor]:
+        """One posterior sample path ``batch x d -> batch``, seeded from the agent's generator."""
+        generator = torch.Generator().manual_seed(int(self.rng.integers(2**62)))
+        paths = self.surrogate.sample_paths(1, generator)
+
+        def path(X: Tensor) -> Tensor:
+            return paths(X).squeeze(0)
+
+        return path
+
+    def params(self) -> dict[str, Any]:
+        return {
+            "surrogate_mode": self.surrogate_mode,
+            "lengthscale": self.lengthscale,
+            "noise": self.noise,
+            "outputscale": self.outputscale,
+            "refit_every": self.refit_every,
+            "n_samples": self.n_samples,
+            "raw_samples": self.raw_samples,
+            "n_restarts": self.n_restarts,
+            "maxiter": self.maxiter,
+            "beta": self.beta,
+        }

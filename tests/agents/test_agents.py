@@ -1,0 +1,233 @@
+"""Every agent plays full episodes on built-in and user-defined problems, reproducibly."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import Any
+
+import numpy as np
+import pytest
+import torch
+
+from agents import AGENTS, make_agent
+from agents.base import Agent, BaseAgent
+from agents.cvs import EstimatedCostUCBCVSAgent, UCBCVSAgent
+from agents.etc import ETCAgent
+from agents.psq import UCBPSQAgent
+from bocvs_env.env import BOCVSEnv
+from bocvs_env.evaluation import public_info, run_episode
+from bocvs_env.problems import (
+    CallableObjective,
+    GaussianCost,
+    Problem,
+    TruncatedNormal,
+    make_problem,
+)
+
+#: Small acquisition settings: the tests check the agents' logic, not the optimizer.
+FAST: dict[str, Any] = {"n_samples": 8, "raw_samples": 16, "n_restarts": 1, "maxiter": 5}
+#: Every set costs exactly 0.25 (no cost noise), so episodes have a known length.
+FLAT_COSTS = 0.25
+BUDGET = 2.25  # 9 rounds at cost 0.25: ETC explores one cycle of 7, then exploits
+
+
+def agent_params(name: str, problem: Problem) -> dict[str, Any]:
+    params: dict[str, Any] = {} if name == "random" else dict(FAST)
+    if name == "ucb-cvs":
+        params["costs"] = problem.cost_model.means
+    if name == "etc-50":
+        params["rounds_per_group"] = 2
+    if name in ("ucb-cvs", "ucb-cvs-est"):
+        params["cutoff"] = 5
+    return params
+
+
+def flat_cost_problem(name: str) -> Problem:
+    m = len(make_problem(name).control_sets)
+    return make_problem(
+        name, budget=BUDGET, cost_model=GaussianCost([FLAT_COSTS] * m, noise_std=0.0), n_initial=5
+    )
+
+
+def custom_problem() -> Problem:
+    """A user objective on [0, 1]^2 with its own sets, distributions and noisy costs."""
+    objective = CallableObjective(
+        lambda X: torch.exp(-((X - 0.3) ** 2).sum(-1) / 0.1), dim=2, lower_bound=0.0, name="bump"
+    )
+    return Problem(
+        objective=objective,
+        control_sets=((0,), (1,), (0, 1)),
+        distributions=(TruncatedNormal(0.04), TruncatedNormal(0.04)),
+        cost_model=GaussianCost([0.2, 0.3, 0.5], noise_std=0.02),
+        budget=2.5,
+        n_initial=3,
+    )
+
+
+def play(env: BOCVSEnv, agent: Agent, seed: int) -> list[tuple[int, list[float]]]:
+    """The protocol loop of :mod:`agents.base`; returns the actions taken."""
+    obs, info = env.reset(seed=seed)
+    agent.reset(env.task, obs, public_info(info), seed=seed)
+    actions = []
+    while True:
+        action = agent.act(obs)
+        assert env.action_space.contains(
+            {"control_set": action["control_set"], "x": np.asarray(action["x"])}
+        )
+        actions.append((int(action["control_set"]), np.asarray(action["x"]).tolist()))
+        obs, reward, terminated, truncated, info = env.step(action)
+        agent.observe(action, obs, float(reward), terminated, truncated, public_info(info))
+        if terminated or truncated:
+            return actions
+
+
+MODEL_AGENTS = sorted(set(AGENTS) - {"random"})
+
+
+@pytest.mark.parametrize("problem_name", ["hartmann3", "hartmann6_12d"])
+@pytest.mark.parametrize("name", sorted(AGENTS))
+def test_agent_plays_a_full_episode(name: str, problem_name: str) -> None:
+    problem = flat_cost_problem(problem_name)
+    env = BOCVSEnv(problem, privileged_info=False)
+    actions = play(env, make_agent(name, **agent_params(name, problem)), seed=3)
+    assert len(actions) == int(BUDGET / FLAT_COSTS) + 1  # the last action is not paid
+
+
+@pytest.mark.parametrize("name", sorted(AGENTS))
+def test_agent_plays_a_user_defined_problem_reproducibly(name: str) -> None:
+    problem = custom_problem()
+    env = BOCVSEnv(problem, privileged_info=False)
+    agent = make_agent(name, **agent_params(name, problem))
+    first = play(env, agent, seed=1)
+    assert first == play(env, agent, seed=1)  # the same agent object, reset
+    assert first == play(env, make_agent(name, **agent_params(name, problem)), seed=1)
+    assert len(first) >= 2
+
+
+def test_different_seeds_give_different_runs() -> None:
+    problem = custom_problem()
+    env = BOCVSEnv(problem, privileged_info=False)
+    assert play(env, ETCAgent(**FAST), seed=1) != play(env, ETCAgent(**FAST), seed=2)
+
+
+def test_etc_explores_round_robin_then_exploits_with_a_full_log() -> None:
+    problem = flat_cost_problem("hartmann3")
+    agent = ETCAgent(**FAST)
+    actions = play(BOCVSEnv(problem, privileged_info=False), agent, seed=0)
+    log = agent.diagnostics()
+    phases = [entry["phase"] for entry in log]
+    # one cycle of 7 (1.75 spent; a second would end at 3.5 > 0.6 * 2.25), then exploitation
+    assert phases == ["explore"] * 7 + ["exploit"] * (len(log) - 7)
+    assert [entry["set"] for entry in log[:7]] == list(range(7))
+    assert [i for i, _ in actions] == [entry["set"] for entry in log]
+    exploit = log[7]
+    for key in ("alpha", "s1", "s3", "cost_lcb", "lcb_bar", "ucb_bar", "reset", "value"):
+        assert key in exploit
+    assert exploit["alpha"] == 0.1
+    assert exploit["set"] in exploit["s3"] and set(exploit["s3"]) <= set(exploit["s1"])
+    # cost LCB with T = 2.25 / 0.25 = 9 and one play each: max(0.25 - sqrt(2 log 9), 0) = 0
+    assert exploit["cost_lcb"] == [0.0] * 7
+    assert exploit["horizon"] == pytest.approx(9.0)
+    # ucb_bar after exploration is each set's exploration UCB (one round each)
+    assert exploit["ucb_bar"][0] <= log[0]["value"]
+
+
+def test_run_episode_records_the_decision_log() -> None:
+    problem = custom_problem()
+    record = run_episode(BOCVSEnv(problem), ETCAgent(**FAST), seed=0)
+    assert len(record.diagnostics) == record.n_evaluations + 1  # the last play was not paid
+    assert record.control_set.tolist() == [e["set"] for e in record.diagnostics][:-1]
+
+
+def test_etc_alpha_halves_every_d_exploitation_rounds() -> None:
+    problem = make_problem(
+        "hartmann3",
+        budget=3.0,
+        cost_model=GaussianCost([FLAT_COSTS] * 7, noise_std=0.0),
+        n_initial=5,
+    )
+    agent = ETCAgent(halve_every=2, **FAST)
+    play(BOCVSEnv(problem, privileged_info=False), agent, seed=0)
+    alphas = [entry["alpha"] for entry in agent.diagnostics() if entry["phase"] == "exploit"]
+    assert alphas[:5] == [0.1, 0.1, 0.05, 0.05, 0.025]
+
+
+def test_psq_plays_the_full_set_or_compares_all_sets() -> None:
+    problem = custom_problem()
+    env = BOCVSEnv(problem, privileged_info=False)
+    assert {i for i, _ in play(env, UCBPSQAgent(**FAST), seed=0)} == {2}
+    agent = UCBPSQAgent(prefer_full_set=False, **FAST)
+    play(env, agent, seed=0)
+    assert all(len(entry["values"]) == 3 for entry in agent.diagnostics())
+
+
+def test_etc50_plays_groups_by_size_then_psq() -> None:
+    problem = flat_cost_problem("hartmann3")
+    env = BOCVSEnv(problem, privileged_info=False)
+    sets = [i for i, _ in play(env, make_agent("etc-50", rounds_per_group=3, **FAST), seed=0)]
+    assert set(sets[:3]) <= {0, 1, 2}
+    assert set(sets[3:6]) <= {3, 4, 5}
+    assert set(sets[6:]) == {6}
+
+
+def test_ucb_cvs_plays_the_cheapest_set_while_eps_is_large() -> None:
+    problem = custom_problem()
+    env = BOCVSEnv(problem, privileged_info=False)
+    agent = UCBCVSAgent(costs=[0.2, 0.3, 0.5], eps0=100.0, cutoff=1000, **FAST)
+    assert {i for i, _ in play(env, agent, seed=0)} == {0}
+    assert agent.params()["cost_source"] == "true"
+
+
+def test_ucb_cvs_estimated_tries_unplayed_sets_as_free() -> None:
+    problem = custom_problem()
+    env = BOCVSEnv(problem, privileged_info=False)
+    agent = EstimatedCostUCBCVSAgent(eps0=100.0, cutoff=1000, **FAST)
+    sets = [i for i, _ in play(env, agent, seed=0)]
+    # each unplayed set counts as free: among free sets the largest v_i first (the full set)
+    assert sets[0] == 2 and sorted(sets[:3]) == [0, 1, 2]
+    assert set(sets[3:]) == {0}  # then the cheapest observed
+    assert agent.diagnostics()[0]["costs"] == [0.0, 0.0, 0.0]
+    assert agent.params()["cost_source"] == "estimated"
+
+
+def test_ucb_cvs_needs_true_costs() -> None:
+    with pytest.raises(ValueError, match="true mean costs"):
+        UCBCVSAgent()
+    with pytest.raises(ValueError, match="positive"):
+        UCBCVSAgent(costs=[0.1, -1.0])
+    agent = UCBCVSAgent(costs=[0.1, 0.2], **FAST)
+    problem = custom_problem()
+    env = BOCVSEnv(problem, privileged_info=False)
+    with pytest.raises(ValueError, match="2 entries for 3 control sets"):
+        play(env, agent, seed=0)
+
+
+def test_bad_parameters_are_rejected() -> None:
+    with pytest.raises(ValueError, match="explore_fraction"):
+        ETCAgent(explore_fraction=2.0)
+    with pytest.raises(ValueError, match="alpha0"):
+        ETCAgent(alpha0=1.0)
+    with pytest.raises(ValueError, match="surrogate_mode"):
+        ETCAgent(surrogate_mode="exact")  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match="rounds_per_group"):
+        make_agent("etc-50", rounds_per_group=0)
+
+
+def test_registry_builds_every_agent_with_its_name() -> None:
+    for name in AGENTS:
+        params = {"costs": [1.0]} if name == "ucb-cvs" else {}
+        agent = make_agent(name, **params)
+        assert isinstance(agent, BaseAgent)
+        assert agent.name == name
+
+
+def test_reference_lengthscale_by_problem_name() -> None:
+    agent = ETCAgent(**FAST)
+    problem = custom_problem()
+    env = BOCVSEnv(problem, privileged_info=False)
+    obs, info = env.reset(seed=0)
+    agent.reset(env.task, obs, public_info(info), seed=0)
+    assert agent.resolved_lengthscale() == 0.1
+    agent.reset(replace(env.task, name="airfoil"), obs, public_info(info), seed=0)
+    assert agent.resolved_lengthscale() == 0.2
+    assert ETCAgent(lengthscale=0.3).params()["lengthscale"] == 0.3
