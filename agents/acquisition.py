@@ -40,6 +40,13 @@ MOMENT_CACHE_BYTES = 1 << 30
 _SIGNS = {"ucb": 1.0, "lcb": -1.0, "mean": 0.0}
 
 
+def _sign(bound: Bound) -> float:
+    """The sign of ``beta sigma`` in a bound; raises ValueError for an unknown bound."""
+    if bound not in _SIGNS:
+        raise ValueError(f"bound must be 'ucb', 'lcb', 'mean' or a callable, got {bound!r}")
+    return _SIGNS[bound]
+
+
 class Posterior(Protocol):
     """What the acquisition needs of a surrogate (:class:`agents.surrogate.GPSurrogate`)."""
 
@@ -70,6 +77,10 @@ class ExpectedAcquisition:
             refine the starts on the ``O(n^2)``-per-point screening score (which equals the
             expectation wherever the variance is the same for every sample, and bounds it
             otherwise), then polish on the exact expectation: far fewer exact evaluations.
+        exact_mean: for a :class:`GPSurrogate`, take ``E[mu]`` in closed form (the kernel mean
+            embedding of the RBF kernel against truncated-normal or uniform inputs,
+            :meth:`GPSurrogate.kernel_mean_embedding`) instead of the sample average; the
+            ``beta sigma`` part is still averaged over the samples.
     """
 
     def __init__(
@@ -82,6 +93,7 @@ class ExpectedAcquisition:
         maxiter: int = 100,
         raw_n_samples: int = 32,
         pre_refine: bool = True,
+        exact_mean: bool = False,
     ) -> None:
         for name, value in (
             ("n_samples", n_samples),
@@ -100,6 +112,7 @@ class ExpectedAcquisition:
         self.maxiter = maxiter
         self.raw_n_samples = raw_n_samples
         self.pre_refine = pre_refine
+        self.exact_mean = exact_mean
         d = task.dim
         #: ``n_samples x d`` quasi-random draws of every variable.
         self.samples = quasi_random_inputs(task.distributions, n_samples, seed)
@@ -115,6 +128,7 @@ class ExpectedAcquisition:
         self._cache_version = -1
         self._factors: dict[int, Tensor] = {}
         self._moment_cache: dict[int, tuple[Tensor, Tensor]] = {}
+        self._embeddings: dict[int, Tensor] = {}
 
     # -------------------------------------------------------------------------- expectation
     def full_queries(self, i: int, X: Tensor) -> Tensor:
@@ -168,27 +182,55 @@ class ExpectedAcquisition:
         """
         counts = [min(n_samples or self.n_samples, self._set_samples[i].shape[0]) for i, _ in parts]
         if isinstance(surrogate, GPSurrogate) and not callable(bound):
-            factors = []
-            for (i, X), s in zip(parts, counts, strict=True):
-                self._check_set(i)
-                ctrl = list(self.task.control_sets[i])
-                A = surrogate.cross_factor(X[:, ctrl], ctrl)  # b x n
-                B = self._sample_factor(surrogate, i)[:s]  # s x n
-                factors.append((A.unsqueeze(-2) * B).reshape(-1, surrogate.n_train))
-            mean, std = surrogate.posterior_from_cross(torch.cat(factors), use_precision=True)
-            values = self._combine(mean, std, bound, beta)
-        else:
-            fulls = [
-                self.full_queries(i, X)[:, :s] for (i, X), s in zip(parts, counts, strict=True)
-            ]
-            points = torch.cat([f.reshape(-1, f.shape[-1]) for f in fulls])
-            values = self._bound_values(surrogate, points, bound, beta)
+            return self._expected_gp(surrogate, parts, bound, beta, counts)
+        fulls = [self.full_queries(i, X)[:, :s] for (i, X), s in zip(parts, counts, strict=True)]
+        points = torch.cat([f.reshape(-1, f.shape[-1]) for f in fulls])
+        values = self._bound_values(surrogate, points, bound, beta)
         out, lo = [], 0
         for (_, X), s in zip(parts, counts, strict=True):
             b = X.shape[0]
             out.append(values[lo : lo + b * s].reshape(b, s).mean(-1))
             lo += b * s
         return out
+
+    def _expected_gp(
+        self,
+        surrogate: GPSurrogate,
+        parts: Sequence[tuple[int, Tensor]],
+        bound: Bound,
+        beta: float,
+        counts: Sequence[int],
+    ) -> list[Tensor]:
+        """:meth:`_expected_many` for a GP: factorized kernels, and ``E[mu]`` in closed form when
+        :attr:`exact_mean` is set (then ``"mean"`` needs no variance at all)."""
+        sign = _sign(bound)
+        As = []
+        for i, X in parts:
+            self._check_set(i)
+            ctrl = list(self.task.control_sets[i])
+            As.append(surrogate.cross_factor(X[:, ctrl], ctrl))  # b x n
+        means: list[Tensor] = []
+        stds: list[Tensor] = []
+        if sign != 0.0 or not self.exact_mean:
+            F = [
+                (A.unsqueeze(-2) * self._sample_factor(surrogate, i)[:s]).reshape(-1, A.shape[-1])
+                for A, (i, _), s in zip(As, parts, counts, strict=True)
+            ]
+            mean, std = surrogate.posterior_from_cross(torch.cat(F), use_precision=True)
+            lo = 0
+            for A, s in zip(As, counts, strict=True):
+                b = A.shape[0]
+                means.append(mean[lo : lo + b * s].reshape(b, s).mean(-1))
+                stds.append(std[lo : lo + b * s].reshape(b, s).mean(-1))
+                lo += b * s
+        if self.exact_mean:
+            means = [
+                surrogate.averaged_mean(A, self._embedding(surrogate, i))
+                for A, (i, _) in zip(As, parts, strict=True)
+            ]
+        if sign == 0.0:
+            return means
+        return [m + sign * beta * sd for m, sd in zip(means, stds, strict=True)]
 
     def _screen(
         self,
@@ -220,9 +262,20 @@ class ExpectedAcquisition:
         if i in self._moment_cache:
             return self._moment_cache[i]
         moments = surrogate.factor_moments(self._sample_factor(surrogate, i))
+        if self.exact_mean:
+            moments = (self._embedding(surrogate, i), moments[1])
         if 8 * self.task.n_sets * surrogate.n_train**2 <= MOMENT_CACHE_BYTES:
             self._moment_cache[i] = moments
         return moments
+
+    def _embedding(self, surrogate: GPSurrogate, i: int) -> Tensor:
+        """``E[F_free(X^-i, x_j)] * alpha_j`` in closed form (``n``), cached until the next fit."""
+        self._sample_factor(surrogate, i)  # validates the cache
+        if i not in self._embeddings:
+            free = list(self.task.free_variables(i))
+            dists = [self.task.distributions[l] for l in free]
+            self._embeddings[i] = surrogate.kernel_mean_embedding(dists, free) * surrogate.alpha
+        return self._embeddings[i]
 
     def _sample_factor(self, surrogate: GPSurrogate, i: int) -> Tensor:
         """The RBF factor of set ``i``'s random variables at the samples, ``S_i x n`` (cached
@@ -231,6 +284,7 @@ class ExpectedAcquisition:
             self._cache_owner, self._cache_version = surrogate, surrogate.version
             self._factors = {}
             self._moment_cache = {}
+            self._embeddings = {}
         if i not in self._factors:
             free = list(self.task.free_variables(i))
             samples = self._set_samples[i]
@@ -262,9 +316,7 @@ class ExpectedAcquisition:
     @staticmethod
     def _combine(mean: Tensor, std: Tensor, bound: Bound, beta: float) -> Tensor:
         """``mean + sign(bound) * beta * std``."""
-        if bound not in _SIGNS:
-            raise ValueError(f"bound must be 'ucb', 'lcb', 'mean' or a callable, got {bound!r}")
-        sign = _SIGNS[bound]
+        sign = _sign(bound)
         return mean if sign == 0.0 else mean + sign * beta * std
 
     # ------------------------------------------------------------------------- maximization

@@ -30,6 +30,8 @@ import numpy as np
 import torch
 from torch import Tensor
 
+from bocvs_env.problems.distributions import InputDistribution, TruncatedNormal, Uniform
+
 #: The jitter ladder (relative to the output scale) tried on a Cholesky failure.
 JITTERS = (0.0, 1e-10, 1e-9, 1e-8, 1e-7, 1e-6, 1e-5, 1e-4, 1e-3, 1e-2)
 #: The smallest posterior variance returned (relative to the output scale), so that the standard
@@ -388,6 +390,74 @@ class GPSurrogate:
             var = h.outputscale - h.outputscale**2 * ((A @ M) * A).sum(-1)
         root = var.clamp_min(MIN_VARIANCE * h.outputscale).sqrt()
         return mean * h.y_scale + h.y_shift, root * h.y_scale
+
+    def averaged_mean(self, A: Tensor, b_alpha: Tensor) -> Tensor:
+        """The posterior mean averaged over the random variables, from the controlled factors.
+
+        Args:
+            A: ``q x n`` factors of the controlled variables (:meth:`cross_factor`).
+            b_alpha: ``n``: the expected random-variable factor of each training point times
+                :attr:`alpha` (``kernel_mean_embedding(...) * alpha``, or the first element of
+                :meth:`factor_moments`).
+
+        Returns:
+            ``q`` averaged means in the units of ``y``.
+        """
+        h = self.hyper
+        return (h.outputscale * (A @ b_alpha) + h.mean) * h.y_scale + h.y_shift
+
+    def kernel_mean_embedding(
+        self, distributions: Sequence[InputDistribution], dims: Sequence[int]
+    ) -> Tensor:
+        """``E[F_dims(X, x_j)]`` for every training point ``x_j``, in closed form.
+
+        ``X_l`` are independent with the given distributions (:class:`TruncatedNormal` or
+        :class:`Uniform`). For ``N(m, s^2)`` truncated to ``[0, 1]`` and lengthscale ``l``, one
+        dimension gives ``l / sqrt(s^2 + l^2) exp(-(m - c)^2 / (2 (s^2 + l^2)))
+        (Phi((1 - m') / s') - Phi(-m' / s')) / Z`` with ``s'^2 = s^2 l^2 / (s^2 + l^2)``,
+        ``m' = (m l^2 + c s^2) / (s^2 + l^2)`` and ``Z`` the truncated mass; uniform inputs give
+        ``l sqrt(2 pi) (Phi((1 - c) / l) - Phi(-c / l))``.
+
+        Args:
+            distributions: one distribution per dimension of ``dims``.
+            dims: the dimensions integrated out.
+
+        Returns:
+            ``n`` expected factors (a product over the dimensions).
+
+        Raises:
+            TypeError: for another distribution.
+        """
+        from torch.special import ndtr
+
+        out = torch.ones(self.n_train, dtype=torch.float64)
+        for dist, l in zip(distributions, dims, strict=True):
+            c = self._X[:, l]
+            ell = float(self.hyper.lengthscale[l])
+            if isinstance(dist, TruncatedNormal):
+                m, s2, l2 = dist.mean, dist.scale**2, ell**2
+                sp = math.sqrt(s2 * l2 / (s2 + l2))
+                mp = (m * l2 + c * s2) / (s2 + l2)
+                mass = math.erf((1.0 - m) / (dist.scale * math.sqrt(2.0))) / 2.0
+                mass -= math.erf(-m / (dist.scale * math.sqrt(2.0))) / 2.0
+                inside = ndtr((1.0 - mp) / sp) - ndtr(-mp / sp)
+                out = (
+                    out
+                    * (ell / math.sqrt(s2 + l2))
+                    * torch.exp(-0.5 * (m - c) ** 2 / (s2 + l2))
+                    * inside
+                    / mass
+                )
+            elif isinstance(dist, Uniform):
+                out = (
+                    out * ell * math.sqrt(2.0 * math.pi) * (ndtr((1.0 - c) / ell) - ndtr(-c / ell))
+                )
+            else:
+                raise TypeError(
+                    f"no closed-form kernel mean embedding for {type(dist).__name__}; "
+                    "use TruncatedNormal or Uniform inputs, or the sample average"
+                )
+        return out
 
     def sample_paths(self, n_paths: int, generator: torch.Generator) -> Callable[[Tensor], Tensor]:
         """Draw posterior sample paths by pathwise conditioning (Matheron's rule).

@@ -60,6 +60,21 @@ def test_expectation_matches_brute_force_monte_carlo() -> None:
         assert abs(float(quasi[b]) - float(values.mean())) < 4 * error + 1e-4
 
 
+@pytest.mark.parametrize("bound", ["mean", "ucb"])
+def test_exact_mean_agrees_with_the_sample_average(bound: str) -> None:
+    task = make_task()
+    gp = fitted_gp()
+    X = torch.rand(4, 4, dtype=torch.float64, generator=torch.Generator().manual_seed(2))
+    exact = ExpectedAcquisition(task, n_samples=1024, exact_mean=True)
+    sampled = ExpectedAcquisition(task, n_samples=1024)
+    for i in range(task.n_sets):
+        a = exact.expected(gp, i, X, bound)
+        b = sampled.expected(gp, i, X, bound)
+        torch.testing.assert_close(a, b, atol=2e-3, rtol=0)
+    # a set without random variables is exact either way
+    torch.testing.assert_close(exact.expected(gp, 2, X, "mean"), gp.mean_std(X)[0])
+
+
 def test_bounds_are_ordered_and_differentiable() -> None:
     acq = ExpectedAcquisition(make_task(), n_samples=32)
     gp = fitted_gp()

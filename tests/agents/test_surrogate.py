@@ -10,6 +10,7 @@ from gpytorch.kernels import RBFKernel
 from gpytorch.means import ZeroMean
 
 from agents.surrogate import GPSurrogate
+from bocvs_env.problems.distributions import InputDistribution, TruncatedNormal, Uniform
 
 
 def data(n: int, d: int = 3, seed: int = 0) -> tuple[np.ndarray, np.ndarray]:
@@ -95,6 +96,20 @@ def test_averaged_moments_are_the_sample_mean_and_a_jensen_bound() -> None:
     torch.testing.assert_close(mean, m.mean(-1), atol=1e-10, rtol=0)
     torch.testing.assert_close(root, (sd**2).mean(-1).sqrt(), atol=1e-8, rtol=0)
     assert (root >= sd.mean(-1) - 1e-12).all()
+
+
+@pytest.mark.parametrize("dist", [TruncatedNormal(0.02), TruncatedNormal(0.08), Uniform()])
+def test_kernel_mean_embedding_matches_monte_carlo(dist: InputDistribution) -> None:
+    X, y = data(6)
+    gp = GPSurrogate(3, lengthscale=0.15)
+    gp.fit(X, y)
+    dims = [0, 2]
+    closed = gp.kernel_mean_embedding([dist, dist], dims)
+    rng = np.random.default_rng(0)
+    Z = torch.from_numpy(np.stack([dist.sample(rng, 200_000) for _ in dims], axis=1))
+    F = gp.cross_factor(Z, dims)  # 200000 x 6
+    error = F.std(0) / 200_000**0.5
+    assert ((closed - F.mean(0)).abs() <= 4 * error + 1e-6).all()
 
 
 def test_changed_data_is_refactorized_not_extended() -> None:
