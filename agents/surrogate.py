@@ -133,8 +133,11 @@ class GPSurrogate:
             self.hyper = Hyperparameters(ls, float(outputscale), float(noise))
         else:
             self.hyper = _botorch_initial_hyperparameters(dim)
-        #: The number of hyperparameter fits done (fitted mode).
+        #: The number of hyperparameter fits done (fitted mode), and of failed ones (after which
+        #: the previous hyperparameters are kept; the last error is in ``last_refit_error``).
         self.n_refits = 0
+        self.n_failed_refits = 0
+        self.last_refit_error: str | None = None
         #: The number of full ``O(n^3)`` factorizations and of block extensions done.
         self.n_factorizations = 0
         self.n_extensions = 0
@@ -268,15 +271,24 @@ class GPSurrogate:
 
     def _refit(self, X: Tensor, y: Tensor) -> Hyperparameters:
         """Fit BoTorch's default ``SingleTaskGP`` by MAP and read off its hyperparameters."""
+        from botorch.exceptions import ModelFittingError
         from botorch.fit import fit_gpytorch_mll
         from botorch.models import SingleTaskGP
         from gpytorch.mlls import ExactMarginalLogLikelihood
+        from linear_operator.utils.errors import NotPSDError
 
+        attempt = self.n_refits + self.n_failed_refits
         with torch.random.fork_rng():
             if self.seed is not None:
-                torch.manual_seed(self.seed + self.n_refits)
+                torch.manual_seed(self.seed + attempt)
             model = SingleTaskGP(X, y.unsqueeze(-1))
-            fit_gpytorch_mll(ExactMarginalLogLikelihood(model.likelihood, model))
+            try:
+                fit_gpytorch_mll(ExactMarginalLogLikelihood(model.likelihood, model))
+            except (ModelFittingError, NotPSDError, torch.linalg.LinAlgError) as err:
+                # keep the previous hyperparameters rather than end the run
+                self.n_failed_refits += 1
+                self.last_refit_error = f"{type(err).__name__}: {err}"
+                return self.hyper
         self.n_refits += 1
         return hyperparameters_of(model)
 

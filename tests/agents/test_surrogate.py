@@ -176,6 +176,26 @@ def test_fitted_mode_refits_on_schedule_and_matches_botorch() -> None:
     torch.testing.assert_close(std, post.variance.squeeze(-1).sqrt(), atol=1e-6, rtol=1e-6)
 
 
+def test_a_failed_refit_keeps_the_previous_hyperparameters(monkeypatch: pytest.MonkeyPatch) -> None:
+    import botorch.fit
+    from botorch.exceptions import ModelFittingError
+
+    X, y = data(12)
+    gp = GPSurrogate(3, mode="fitted", refit_every=2)
+    gp.fit(X[:8], y[:8])
+    before = gp.hyper
+
+    def fail(*args: object, **kwargs: object) -> None:
+        raise ModelFittingError("all attempts failed")
+
+    monkeypatch.setattr(botorch.fit, "fit_gpytorch_mll", fail)
+    gp.fit(X, y)
+    assert (gp.n_refits, gp.n_failed_refits) == (1, 1)
+    assert gp.hyper is before and "all attempts failed" in gp.last_refit_error
+    mean, std = gp.mean_std(torch.rand(3, 3, dtype=torch.float64))
+    assert torch.isfinite(mean).all() and torch.isfinite(std).all()
+
+
 def test_sample_paths_are_seeded_and_average_to_the_posterior_mean() -> None:
     X, y = data(15)
     gp = GPSurrogate(3, lengthscale=0.3, n_features=2048)
