@@ -18,6 +18,7 @@ import argparse
 import json
 import time
 from dataclasses import asdict, dataclass
+from typing import Any
 
 import numpy as np
 
@@ -41,6 +42,7 @@ class Args:
     n_restarts: int = 8
     maxiter: int = 100
     records: str = ""  # a JSON-lines file to append each episode's summary to
+    table_only: bool = False  # print the table from --records without running anything
 
 
 def quartiles(values: list[float]) -> tuple[float, float, float]:
@@ -68,12 +70,24 @@ def episode(args: Args, agent_name: str, seed: int) -> tuple[EpisodeRecord, floa
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     for name, default in vars(Args()).items():
-        parser.add_argument(f"--{name.replace('_', '-')}", type=type(default), default=default)
+        flag = f"--{name.replace('_', '-')}"
+        if isinstance(default, bool):
+            parser.add_argument(flag, action="store_true")
+        else:
+            parser.add_argument(flag, type=type(default), default=default)
     args = Args(**vars(parser.parse_args()))
     names = [a.strip() for a in args.agents.split(",") if a.strip()]
     seeds = range(args.first_seed, args.first_seed + args.seeds)
+    rows: dict[str, list[dict[str, Any]]] = {name: [] for name in names}
+    if args.table_only:
+        with open(args.records) as f:
+            for line in f:
+                row = json.loads(line)
+                if row["agent"] in rows:
+                    rows[row["agent"]].append(row)
+        print_table(rows, args)
+        return
     print(f"# {json.dumps(asdict(args))}", flush=True)
-    rows: dict[str, list[dict[str, float]]] = {name: [] for name in names}
     for seed in seeds:
         for name in names:
             record, seconds = episode(args, name, seed)
@@ -94,6 +108,11 @@ def main() -> None:
             if args.records:
                 with open(args.records, "a") as f:
                     f.write(json.dumps(row) + "\n")
+    print_table(rows, args)
+
+
+def print_table(rows: dict[str, list[dict[str, Any]]], args: Args) -> None:
+    """Median and interquartile range over seeds, per agent."""
     print()
     header = (
         f"{'agent':>10} | {'simple regret: median [IQR]':>30} | {'at 60% spend':>22} | "
@@ -101,18 +120,21 @@ def main() -> None:
     )
     print(header)
     print("-" * len(header))
-    for name in names:
-        sr = quartiles([r["simple_regret"] for r in rows[name]])
-        s60 = quartiles([r["regret_at_60pct"] for r in rows[name]])
-        ev = quartiles([r["evaluations"] for r in rows[name]])
-        sec = float(np.median([r["seconds"] for r in rows[name]]))
+    for name, runs in rows.items():
+        if not runs:
+            continue
+        sr = quartiles([r["simple_regret"] for r in runs])
+        s60 = quartiles([r["regret_at_60pct"] for r in runs])
+        ev = quartiles([r["evaluations"] for r in runs])
+        sec = float(np.median([r["seconds"] for r in runs]))
         print(
             f"{name:>10} | {sr[0]:>10.4f} [{sr[1]:.4f}, {sr[2]:.4f}] | "
             f"{s60[0]:.4f} [{s60[1]:.4f}, {s60[2]:.4f}] | "
             f"{ev[0]:>8.0f} [{ev[1]:.0f}, {ev[2]:.0f}] | {sec:>9.1f}"
         )
     print(
-        f"\n{len(seeds)} seeds, {args.problem}, {args.cost_set} costs, variance {args.variance}, "
+        f"\nseeds per agent {[len(runs) for runs in rows.values()]}, {args.problem}, "
+        f"{args.cost_set} costs, variance {args.variance}, "
         f"budget {args.budget}; g* and g from the environment's privileged evaluator"
     )
 
