@@ -76,7 +76,9 @@ class ExpectedAcquisition:
         pre_refine: for a :class:`GPSurrogate` and a ``"ucb"``/``"lcb"``/``"mean"`` bound, first
             refine the starts on the ``O(n^2)``-per-point screening score (which equals the
             expectation wherever the variance is the same for every sample, and bounds it
-            otherwise), then polish on the exact expectation: far fewer exact evaluations.
+            otherwise), then polish on the exact expectation: far fewer exact evaluations. Only
+            while the screening matrices fit in :data:`MOMENT_CACHE_BYTES` (``n`` up to about
+            4,000 with 7 sets); beyond, the starts are refined on the exact expectation alone.
         exact_mean: for a :class:`GPSurrogate`, take ``E[mu]`` in closed form (the kernel mean
             embedding of the RBF kernel against truncated-normal or uniform inputs,
             :meth:`GPSurrogate.kernel_mean_embedding`) instead of the sample average; the
@@ -264,9 +266,13 @@ class ExpectedAcquisition:
         moments = surrogate.factor_moments(self._sample_factor(surrogate, i))
         if self.exact_mean:
             moments = (self._embedding(surrogate, i), moments[1])
-        if 8 * self.task.n_sets * surrogate.n_train**2 <= MOMENT_CACHE_BYTES:
+        if self._moments_fit_cache(surrogate):
             self._moment_cache[i] = moments
         return moments
+
+    def _moments_fit_cache(self, surrogate: GPSurrogate) -> bool:
+        """Whether the ``n x n`` screening matrices of every set fit in the cache."""
+        return 8 * self.task.n_sets * surrogate.n_train**2 <= MOMENT_CACHE_BYTES
 
     def _embedding(self, surrogate: GPSurrogate, i: int) -> Tensor:
         """``E[F_free(X^-i, x_j)] * alpha_j`` in closed form (``n``), cached until the next fit."""
@@ -392,23 +398,35 @@ class ExpectedAcquisition:
             return values_and_grads
 
         refined = [starts[j][r].numpy().copy() for j, r in owners]
-        if self.pre_refine and isinstance(surrogate, GPSurrogate) and not callable(bound):
+        if (
+            self.pre_refine
+            and isinstance(surrogate, GPSurrogate)
+            and not callable(bound)
+            and self._moments_fit_cache(surrogate)
+        ):
             screen = objective(lambda parts: self._screen(surrogate, parts, bound, beta))
-            refined = batched_lbfgsb(screen, refined, maxiter=self.maxiter)
+            refined, _ = batched_lbfgsb(screen, refined, maxiter=self.maxiter)
         exact = objective(lambda parts: self._expected_many(surrogate, parts, bound, beta))
-        refined = batched_lbfgsb(exact, refined, maxiter=self.maxiter)
-        # 3. per set, the best of the refined points and the starts, valued with every sample
-        parts = []
-        for j, i in enumerate(sets):
-            mine = [p for p, (jj, _) in enumerate(owners) if jj == j]
-            Z = torch.from_numpy(np.stack([refined[p] for p in mine]))
-            parts.append((i, self._embed(idx[j], torch.cat([Z, starts[j]]))))
+        refined, minus_values = batched_lbfgsb(exact, refined, maxiter=self.maxiter)
+        # 3. per set, the best refined point (L-BFGS-B reports the exact value at its final
+        # point), unless the set's best raw candidate is better (evaluated exactly, one per set)
         with torch.no_grad():
-            values = self._expected_many(surrogate, parts, bound, beta)
+            best_raw = self._expected_many(
+                surrogate,
+                [(i, self._embed(ix, st[:1])) for i, ix, st in zip(sets, idx, starts, strict=True)],
+                bound,
+                beta,
+            )
         out = []
-        for (_, X), v in zip(parts, values, strict=True):
-            b = int(v.argmax())
-            out.append((float(v[b]), X[b].numpy().copy()))
+        for j in range(len(sets)):
+            mine = [p for p, (jj, _) in enumerate(owners) if jj == j]
+            b = max(mine, key=lambda p: -minus_values[p])
+            x = self._embed(idx[j], torch.from_numpy(refined[b]).unsqueeze(0))[0].numpy()
+            value = -minus_values[b]
+            if float(best_raw[j][0]) > value:
+                value = float(best_raw[j][0])
+                x = self._embed(idx[j], starts[j][:1])[0].numpy()
+            out.append((value, x))
         return out
 
     def _embed(self, idx: list[int], Z: Tensor) -> Tensor:
@@ -429,7 +447,7 @@ def batched_lbfgsb(
     ftol: float = 2.220446049250313e-09,
     gtol: float = 1e-5,
     maxls: int = 20,
-) -> list[np.ndarray]:
+) -> tuple[list[np.ndarray], list[float]]:
     """Minimize independent problems on ``[0, 1]^k`` with one L-BFGS-B each, in lockstep.
 
     Each problem runs SciPy's L-BFGS-B (its reverse-communication routine, with the defaults of
@@ -446,7 +464,8 @@ def batched_lbfgsb(
         maxcor: ``maxcor``, ``ftol``, ``gtol``, ``maxls``: as in ``scipy.optimize.minimize``.
 
     Returns:
-        The final point of every problem.
+        The final point of every problem and its value (as last reported by
+        ``values_and_grads``; problems that never needed a value report ``inf``).
     """
     from scipy.optimize import _lbfgsb
 
@@ -457,7 +476,7 @@ def batched_lbfgsb(
         states.append(
             {
                 "x": np.clip(np.array(x, dtype=np.float64), 0.0, 1.0),
-                "f": np.array(0.0),
+                "f": np.array(np.inf),
                 "g": np.zeros(n),
                 "wa": np.zeros(2 * maxcor * n + 5 * n + 11 * maxcor * maxcor + 8 * maxcor),
                 "iwa": np.zeros(3 * n, dtype=np.int32),
@@ -499,4 +518,4 @@ def batched_lbfgsb(
                 states[p]["f"] = np.array(f, dtype=np.float64)
                 states[p]["g"] = np.asarray(g, dtype=np.float64)
             active = [p for p in active if advance(states[p])]
-    return [np.clip(st["x"], 0.0, 1.0) for st in states]
+    return [np.clip(st["x"], 0.0, 1.0) for st in states], [float(st["f"]) for st in states]

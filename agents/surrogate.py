@@ -373,7 +373,9 @@ class GPSurrogate:
             ``mean_s(B_s) * alpha`` (``n``) and ``W * (B^T B / s)`` (``n x n``, elementwise with
             the :attr:`precision` ``W``).
         """
-        return B.mean(0) * self._alpha, self.precision * (B.T @ B / B.shape[0])
+        M = B.T @ B
+        M.mul_(self.precision).div_(B.shape[0])  # in place: one n x n matrix at a time
+        return B.mean(0) * self._alpha, M
 
     def averaged_moments(self, A: Tensor, moments: tuple[Tensor, Tensor]) -> tuple[Tensor, Tensor]:
         """Sample averages of the posterior over factorized points, in ``O(n^2)`` per point.

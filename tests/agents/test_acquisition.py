@@ -110,9 +110,10 @@ def test_batched_lbfgsb_solves_each_problem_on_its_own() -> None:
             for p, z in zip(active, Z, strict=True)
         ]
 
-    out = batched_lbfgsb(values_and_grads, [np.full(c.size, 0.5) for c in centres])
-    for x, c in zip(out, centres, strict=True):
+    out, values = batched_lbfgsb(values_and_grads, [np.full(c.size, 0.5) for c in centres])
+    for x, v, c in zip(out, values, centres, strict=True):
         np.testing.assert_allclose(x, np.clip(c, 0.0, 1.0), atol=1e-8)
+        assert v == pytest.approx(float(((x - c) ** 2).sum()), abs=1e-12)
     assert calls[0] == [0, 1, 2]  # one batched call per round, problems drop out on their own
 
 
