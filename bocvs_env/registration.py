@@ -15,8 +15,19 @@ PRESETS: dict[str, tuple[str, dict[str, Any]]] = {
     "bocvs/Hartmann3-Expensive-v0": ("hartmann3", {"cost_set": "expensive"}),
 }
 
+#: Problem-family ids (:mod:`bocvs_env.problems.families`): a new function per reset, with
+#: disjoint train and test ranges of function seeds.
+FAMILY_IDS: dict[str, dict[str, Any]] = {
+    f"bocvs/{env_name}-{split.capitalize()}-v0": {"family": family, "split": split}
+    for env_name, family in (
+        ("GPSampleFamily", "gp_sample"),
+        ("RotatedHartmann3Family", "rotated_hartmann3"),
+    )
+    for split in ("train", "test")
+}
+
 ENV_IDS: tuple[str, ...] = tuple(
-    [f"bocvs/{p.env_name}-v0" for p in PROBLEMS.values()] + list(PRESETS)
+    [f"bocvs/{p.env_name}-v0" for p in PROBLEMS.values()] + list(PRESETS) + list(FAMILY_IDS)
 )
 
 
@@ -32,3 +43,11 @@ def register_envs() -> None:
             kwargs={"problem": problem, **kwargs},
             disable_env_checker=False,
         )
+    for env_id, kwargs in FAMILY_IDS.items():
+        if env_id not in gym.registry:
+            gym.register(
+                id=env_id,
+                entry_point="bocvs_env.problems.families:FamilyEnv",
+                kwargs=kwargs,
+                disable_env_checker=False,
+            )

@@ -1,0 +1,106 @@
+"""Vector environments on every registered id: autoreset, final observations, budget ends.
+
+Every episode plays the full control set (the last, mean cost 1 in every cost set) under a budget
+of 2.5: two plays are paid, the third costs more than the ~0.5 left, so it ends the episode
+unevaluated. The number of steps is the same for every sub-environment.
+"""
+
+from collections.abc import Callable
+from typing import Any
+
+import gymnasium as gym
+import numpy as np
+import pytest
+from gymnasium.vector import AutoresetMode
+from stable_baselines3.common.env_util import make_vec_env
+
+import bocvs_env
+from bocvs_env.wrappers import wrap_sb3
+
+BUDGET = 2.5
+N_ENVS = 2
+CASES = [
+    ("sync", AutoresetMode.NEXT_STEP),
+    ("async", AutoresetMode.NEXT_STEP),
+    ("sync", AutoresetMode.SAME_STEP),
+]
+
+
+def _full_set_action(envs: gym.vector.VectorEnv) -> dict[str, np.ndarray]:
+    m = envs.single_action_space["control_set"].n
+    d = envs.single_action_space["x"].shape[0]
+    return {"control_set": np.full(N_ENVS, m - 1), "x": np.full((N_ENVS, d), 0.5)}
+
+
+@pytest.mark.parametrize(("mode", "autoreset"), CASES, ids=lambda c: str(c))
+@pytest.mark.parametrize("env_id", bocvs_env.ENV_IDS)
+def test_make_vec_ends_by_budget_and_autoresets(
+    env_id: str, mode: str, autoreset: AutoresetMode, id_kwargs: Callable[[str], dict[str, Any]]
+) -> None:
+    envs = gym.make_vec(
+        env_id,
+        num_envs=N_ENVS,
+        vectorization_mode=mode,
+        vector_kwargs={"autoreset_mode": autoreset},
+        budget=BUDGET,
+        **id_kwargs(env_id),
+    )
+    try:
+        obs, _ = envs.reset(seed=0)
+        np.testing.assert_array_equal(obs["control_set"], -1)
+        action = _full_set_action(envs)
+        m = envs.single_action_space["control_set"].n
+        for _ in range(2):
+            obs, reward, terminated, truncated, info = envs.step(action)
+            assert not terminated.any() and not truncated.any() and info["evaluated"].all()
+            np.testing.assert_array_equal(obs["control_set"], m - 1)
+        obs, reward, terminated, truncated, info = envs.step(action)
+        assert terminated.all() and not truncated.any() and np.all(reward == 0.0)
+        end_info = info if autoreset is AutoresetMode.NEXT_STEP else info["final_info"]
+        assert not end_info["evaluated"].any() and np.all(end_info["spent"] <= BUDGET)
+        if autoreset is AutoresetMode.NEXT_STEP:
+            final_budget = obs["remaining_budget"][:, 0]
+            np.testing.assert_array_equal(obs["control_set"], m - 1)  # the final observation
+            obs, reward, terminated, _, info = envs.step(action)  # the reset step
+            assert not terminated.any() and np.all(reward == 0.0)
+        else:
+            assert info["_final_obs"].all()
+            final_budget = np.array([o["remaining_budget"][0] for o in info["final_obs"]])
+            assert all(int(o["control_set"]) == m - 1 for o in info["final_obs"])
+        assert np.all((final_budget >= 0.0) & (final_budget < 1.0))
+        np.testing.assert_array_equal(obs["control_set"], -1)  # the new episode's start
+        np.testing.assert_array_equal(obs["remaining_budget"][:, 0], BUDGET)
+    finally:
+        envs.close()
+
+
+@pytest.mark.parametrize("env_id", bocvs_env.ENV_IDS)
+def test_sb3_make_vec_env_autoresets_with_terminal_observation(
+    env_id: str, id_kwargs: Callable[[str], dict[str, Any]]
+) -> None:
+    envs = make_vec_env(
+        env_id,
+        n_envs=N_ENVS,
+        seed=0,
+        wrapper_class=wrap_sb3,
+        # SB3 asks for render_mode="rgb_array" unless told otherwise; the env renders text.
+        env_kwargs={"render_mode": None, "budget": BUDGET, **id_kwargs(env_id)},
+    )
+    m = envs.get_attr("unwrapped")[0].task.n_sets
+    remaining = 4 * m + 3  # index of the remaining-budget fraction (HistoryFeatures layout)
+    action = -np.ones((N_ENVS, *envs.action_space.shape), dtype=np.float32)
+    action[:, m - 1] = 1.0
+    obs = envs.reset()
+    np.testing.assert_array_equal(obs[:, remaining], 1.0)
+    for _ in range(2):
+        obs, _, dones, _ = envs.step(action)
+        assert not dones.any()
+    obs, _, dones, infos = envs.step(action)
+    assert dones.all()
+    for k in range(N_ENVS):
+        final = infos[k]["terminal_observation"]
+        assert 0.0 <= final[remaining] < 1.0 / BUDGET
+        assert final[3 * m + m - 1] == 1.0  # the last set played
+        assert infos[k]["episode"]["l"] == 3  # Monitor: two plays and the ending step
+    np.testing.assert_array_equal(obs[:, remaining], 1.0)  # already reset
+    envs.close()
