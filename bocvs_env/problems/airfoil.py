@@ -7,13 +7,14 @@ scale the five inputs to ``[0, 1]``, standardize the sound pressure level, fit a
 outcome transform) by ``fit_gpytorch_mll``, and take its posterior mean as ``f`` (maximized: the
 sound pressure level).
 
-The fit runs once per data file (a few seconds) with a fixed seed and exact Cholesky
-solves, and is cached in ``cache_dir()/airfoil-gp-<key>.npz``, keyed by the sha256 of the
+The fit runs once per data file (about a minute on two cores; 3 to 4 minutes on a heavily loaded
+machine) with a fixed seed and exact Cholesky solves, and is cached in ``cache_dir()/airfoil-gp-<key>.npz``, keyed by the sha256 of the
 file's bytes and :data:`FIT_VERSION`. The cache holds the hyperparameters, the training inputs and
 the precomputed weights ``y_std (K + noise I)^{-1} (y - c)``, so that
 ``f(x) = y_mean + y_std c + k(x, X) @ weights`` is cheap, plus the range of ``f`` over the cube
 that a multi-start search found at fit time. A cache file that cannot be read, or does not match,
-is refitted and replaced atomically.
+is refitted and replaced atomically; a cache folder that cannot be written gives a warning, not
+an error.
 
 ``f`` is shifted by ``AIRFOIL_MARGIN - min``, so ``f >= AIRFOIL_MARGIN`` wherever the search was
 right and ``f >= 0`` unless it missed a value lower by more than the margin.
@@ -21,9 +22,11 @@ right and ``f >= 0`` unless it missed a value lower by more than the margin.
 
 from __future__ import annotations
 
+import hashlib
 import os
 import tempfile
 import time
+import warnings
 from pathlib import Path
 from typing import Any
 
@@ -38,7 +41,7 @@ from torch import Tensor
 from bocvs_env.goal import cache_dir
 from bocvs_env.problems.data import data_file, file_digest, load_npz, load_table
 from bocvs_env.problems.extrema import extremes_on_cube
-from bocvs_env.problems.kernel_mean import SEKernelMean
+from bocvs_env.problems.kernel_mean import SEKernelMean, scaled_sq_dist
 from bocvs_env.problems.objective import Objective
 
 AIRFOIL_FILE = "airfoil_self_noise.dat"
@@ -116,8 +119,9 @@ def fit_airfoil_gp(X: Tensor, y: Tensor) -> dict[str, np.ndarray]:
             y_mean = float(model.outcome_transform.means.reshape(()))
             y_std = float(model.outcome_transform.stdvs.reshape(()))
             y_tilde = (y.squeeze(-1) - y_mean) / y_std
-            probe = SEKernelMean(X, lengthscale, torch.zeros(X.shape[0]))
-            K = probe.kernel(X) + noise * torch.eye(X.shape[0], dtype=torch.float64)
+            scaled = X / lengthscale
+            K = torch.exp(-0.5 * scaled_sq_dist(scaled, scaled))
+            K = K + noise * torch.eye(X.shape[0], dtype=torch.float64)
             weights = y_std * torch.cholesky_solve(
                 (y_tilde - constant)[:, None], torch.linalg.cholesky(K)
             )
@@ -146,6 +150,11 @@ def fit_airfoil_gp(X: Tensor, y: Tensor) -> dict[str, np.ndarray]:
     }
 
 
+def fit_cache_path(digest: str) -> Path:
+    """Where the fit of the data file with sha256 ``digest`` is cached (under ``cache_dir()``)."""
+    return cache_dir() / f"airfoil-gp-v{FIT_VERSION}-{digest[:24]}.npz"
+
+
 def _read_cache(path: Path) -> dict[str, np.ndarray] | None:
     """The cached fit, or ``None`` when it is missing, unreadable, stale or inconsistent."""
     if not path.is_file():
@@ -160,11 +169,21 @@ def _read_cache(path: Path) -> dict[str, np.ndarray] | None:
 
 
 def _write_cache(path: Path, fit: dict[str, np.ndarray]) -> None:
-    """Write ``fit`` to ``path`` atomically (a temporary file in the same folder, then a rename)."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    with tempfile.NamedTemporaryFile(dir=path.parent, suffix=".npz.tmp", delete=False) as tmp:
-        np.savez(tmp, **fit)
-    os.replace(tmp.name, path)
+    """Write ``fit`` to ``path`` atomically (a temporary file in the same folder, then a rename).
+
+    A failure leaves no partial file and warns (the fit is still used, just not cached).
+    """
+    tmp_name = None
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        with tempfile.NamedTemporaryFile(dir=path.parent, suffix=".npz.tmp", delete=False) as tmp:
+            tmp_name = tmp.name
+            np.savez(tmp, **fit)
+        os.replace(tmp_name, path)
+    except OSError as err:
+        if tmp_name is not None:
+            Path(tmp_name).unlink(missing_ok=True)
+        warnings.warn(f"could not cache the airfoil fit at {path}: {err}", stacklevel=3)
 
 
 class AirfoilObjective(Objective):
@@ -174,6 +193,9 @@ class AirfoilObjective(Objective):
         fit: the arrays of a fit (see :func:`fit_airfoil_gp`).
         digest: the sha256 of the data file, part of :meth:`describe` so caches key on it.
         cache_path: where the fit is cached (``None`` when not cached).
+
+    :meth:`describe` also gives ``fit_sha256``, a digest of the fitted model, so that a cache
+    keyed on it (the oracle's) notices a fit that differs, from another BoTorch version say.
 
     Attributes:
         fit: the fit's arrays (hyperparameters, ``fit_seconds``, the range found).
@@ -186,6 +208,8 @@ class AirfoilObjective(Objective):
         self.fit = fit
         self.digest = digest
         self.cache_path = cache_path
+        fitted = (fit["weights"], fit["lengthscale"], fit["noise"], fit["mean_constant"])
+        self.fit_digest = hashlib.sha256(b"".join(a.tobytes() for a in fitted)).hexdigest()
         self.mean = SEKernelMean(
             torch.from_numpy(fit["train_X"]),
             torch.from_numpy(fit["lengthscale"]),
@@ -206,6 +230,7 @@ class AirfoilObjective(Objective):
             "file": AIRFOIL_FILE,
             "sha256": self.digest,
             "fit_version": FIT_VERSION,
+            "fit_sha256": self.fit_digest,
         }
 
 
@@ -223,7 +248,7 @@ def airfoil(data_dir: str | Path | None = None, cache: bool = True) -> AirfoilOb
     """
     path = data_file(AIRFOIL_FILE, data_dir)
     digest = file_digest(path)
-    cache_path = cache_dir() / f"airfoil-gp-v{FIT_VERSION}-{digest[:24]}.npz" if cache else None
+    cache_path = fit_cache_path(digest) if cache else None
     fit = _read_cache(cache_path) if cache_path is not None else None
     if fit is None:
         table = load_table(path, 6)

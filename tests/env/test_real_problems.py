@@ -16,7 +16,7 @@ from torch.quasirandom import SobolEngine
 import bocvs_env  # noqa: F401  (registers the ids)
 from bocvs_env.goal import GoalEvaluator
 from bocvs_env.problems import airfoil as airfoil_module
-from bocvs_env.problems.airfoil import AIRFOIL_FILE, AirfoilObjective, airfoil
+from bocvs_env.problems.airfoil import AIRFOIL_FILE, AirfoilObjective, airfoil, fit_cache_path
 from bocvs_env.problems.data import DATA_DIR_ENV, file_digest, load_npz
 from bocvs_env.problems.extrema import extremes_on_cube
 from bocvs_env.problems.gp_sample import RandomFourierFeatureFunction, gp_sample
@@ -180,7 +180,7 @@ def test_malformed_airfoil_file(tmp_path: Path, tmp_cache: Path, text: str, mess
     assert not tmp_cache.exists()
 
 
-def test_airfoil_fit_is_cached_and_reused(
+def test_airfoil_fit_is_cached_reused_and_keyed_by_content(
     small_airfoil_dir: Path, tmp_cache: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     first = airfoil(small_airfoil_dir)
@@ -190,33 +190,44 @@ def test_airfoil_fit_is_cached_and_reused(
     def no_refit(*args: object) -> None:
         raise AssertionError("refitted although the cache was valid")
 
-    monkeypatch.setattr(airfoil_module, "fit_airfoil_gp", no_refit)
-    second = airfoil(small_airfoil_dir)
+    with monkeypatch.context() as patch:
+        patch.setattr(airfoil_module, "fit_airfoil_gp", no_refit)
+        second = airfoil(small_airfoil_dir)
     U = torch.rand(64, 5, dtype=torch.float64, generator=torch.Generator().manual_seed(3))
     assert torch.equal(first(U), second(U)) and second.shift == first.shift
     assert second.describe() == first.describe()
 
+    with (small_airfoil_dir / AIRFOIL_FILE).open("a") as f:
+        f.write("5000\t4\t0.1\t40\t0.004\t125.0\n")
+    changed = airfoil(small_airfoil_dir)
+    assert changed.cache_path != first.cache_path
+    assert changed.describe()["sha256"] != first.describe()["sha256"]
+    assert len(list(tmp_cache.iterdir())) == 2
+
 
 def test_corrupt_cache_is_refitted(small_airfoil_dir: Path, tmp_cache: Path) -> None:
     fresh = airfoil(small_airfoil_dir, cache=False)
-    assert not tmp_cache.exists()
-    first = airfoil(small_airfoil_dir)
-    assert first.cache_path is not None
-    first.cache_path.write_bytes(b"\x00garbage")
+    assert fresh.cache_path is None and not tmp_cache.exists()
+    path = fit_cache_path(file_digest(small_airfoil_dir / AIRFOIL_FILE))
+    path.parent.mkdir(parents=True)
+    path.write_bytes(b"\x00garbage")
     refitted = airfoil(small_airfoil_dir)
-    load_npz(first.cache_path, {"weights": (None,)})  # a valid file again
+    assert refitted.cache_path == path
+    load_npz(path, {"weights": (None,)})  # a valid file again
     U = torch.rand(64, 5, dtype=torch.float64, generator=torch.Generator().manual_seed(4))
     assert torch.equal(refitted(U), fresh(U))  # the seeded fit is deterministic
 
 
-def test_airfoil_cache_is_keyed_by_file_content(small_airfoil_dir: Path, tmp_cache: Path) -> None:
-    first = airfoil(small_airfoil_dir)
-    with (small_airfoil_dir / AIRFOIL_FILE).open("a") as f:
-        f.write("5000\t4\t0.1\t40\t0.004\t125.0\n")
-    second = airfoil(small_airfoil_dir)
-    assert second.cache_path != first.cache_path
-    assert second.describe()["sha256"] != first.describe()["sha256"]
-    assert len(list(tmp_cache.iterdir())) == 2
+def test_unwritable_cache_warns_and_still_works(
+    small_airfoil_dir: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    blocker = tmp_path / "a-file"
+    blocker.write_text("not a folder")
+    monkeypatch.setenv("BOCVS_CACHE_DIR", str(blocker / "cache"))
+    with pytest.warns(UserWarning, match="could not cache the airfoil fit"):
+        objective = airfoil(small_airfoil_dir)
+    assert float(objective(torch.full((1, 5), 0.5, dtype=torch.float64))) >= 0.0
+    assert blocker.read_text() == "not a folder"
 
 
 def _reference_mean(data_dir: Path) -> Callable[[torch.Tensor], torch.Tensor]:
@@ -258,6 +269,15 @@ def test_gp_sample_is_deterministic_per_seed() -> None:
     assert not torch.allclose(a(U), c(U))
     assert a.describe()["function_seed"] == 3
     assert {"lengthscale": 0.1, "n_features": 2048}.items() <= a.describe().items()
+
+
+@pytest.mark.parametrize("seed", [0, 1])
+def test_gp_sample_shift_survives_a_larger_search(seed: int) -> None:
+    objective = gp_sample(seed)
+    found = extremes_on_cube(objective.raw, 3, n_raw=32768, n_starts=64, seed=100 + seed)
+    assert found.min_value >= -objective.shift
+    assert found.min_value == pytest.approx(objective.extremes.min_value, abs=1e-6)
+    assert found.max_value + objective.shift == pytest.approx(objective.optimal_value, abs=1e-6)
 
 
 def test_gp_sample_has_unit_variance_and_its_lengthscale() -> None:
