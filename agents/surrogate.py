@@ -401,7 +401,7 @@ class GPSurrogate:
         else:
             b_alpha, M = moments
             mean = h.outputscale * (A @ b_alpha) + h.mean
-            var = h.outputscale - h.outputscale**2 * ((A @ M) * A).sum(-1)
+            var = h.outputscale - h.outputscale**2 * _QuadraticForm.apply(A, M)
         root = var.clamp_min(MIN_VARIANCE * h.outputscale).sqrt()
         return mean * h.y_scale + h.y_shift, root * h.y_scale
 
