@@ -13,6 +13,7 @@ import numpy as np
 import pytest
 from gymnasium.vector import AutoresetMode
 from stable_baselines3.common.env_util import make_vec_env
+from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv
 
 import bocvs_env
 from bocvs_env.wrappers import wrap_sb3
@@ -74,9 +75,14 @@ def test_make_vec_ends_by_budget_and_autoresets(
         envs.close()
 
 
-@pytest.mark.parametrize("env_id", bocvs_env.ENV_IDS)
+SB3_CASES = [(env_id, DummyVecEnv) for env_id in bocvs_env.ENV_IDS] + [
+    ("bocvs/Hartmann3-v0", SubprocVecEnv)  # forked workers after torch ran in the parent
+]
+
+
+@pytest.mark.parametrize(("env_id", "vec_env_cls"), SB3_CASES)
 def test_sb3_make_vec_env_autoresets_with_terminal_observation(
-    env_id: str, id_kwargs: Callable[[str], dict[str, Any]]
+    env_id: str, vec_env_cls: type, id_kwargs: Callable[[str], dict[str, Any]]
 ) -> None:
     envs = make_vec_env(
         env_id,
@@ -85,6 +91,8 @@ def test_sb3_make_vec_env_autoresets_with_terminal_observation(
         wrapper_class=wrap_sb3,
         # SB3 asks for render_mode="rgb_array" unless told otherwise; the env renders text.
         env_kwargs={"render_mode": None, "budget": BUDGET, **id_kwargs(env_id)},
+        vec_env_cls=vec_env_cls,
+        vec_env_kwargs={"start_method": "fork"} if vec_env_cls is SubprocVecEnv else None,
     )
     m = envs.get_attr("unwrapped")[0].task.n_sets
     remaining = 4 * m + 3  # index of the remaining-budget fraction (HistoryFeatures layout)
