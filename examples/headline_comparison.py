@@ -37,6 +37,7 @@ class Args:
     seeds: int = 5
     first_seed: int = 0
     agents: str = "etc,ucb-psq,ts-psq,etc-50,random"
+    surrogate_mode: str = "fixed"  # "fixed" (the references' GP) or "fitted" (ARD, BoTorch's)
     n_samples: int = 128
     raw_samples: int = 256
     n_restarts: int = 8
@@ -55,6 +56,7 @@ def episode(args: Args, agent_name: str, seed: int) -> tuple[EpisodeRecord, floa
     params = {}
     if agent_name != "random":
         params = {
+            "surrogate_mode": args.surrogate_mode,
             "n_samples": args.n_samples,
             "raw_samples": args.raw_samples,
             "n_restarts": args.n_restarts,
@@ -96,6 +98,7 @@ def main() -> None:
             row = {
                 "agent": name,
                 "seed": seed,
+                "surrogate_mode": args.surrogate_mode,
                 "simple_regret": float(summary["simple_regret"]),
                 "regret_at_60pct": at_explore,
                 "evaluations": int(summary["evaluations"]),
