@@ -223,7 +223,9 @@ class ExpectedAcquisition:
         stds: list[Tensor] = []
         if sign != 0.0 or not self.exact_mean:
             F = [
-                (A.unsqueeze(-2) * self._sample_factor(surrogate, i)[:s]).reshape(-1, A.shape[-1])
+                (A.unsqueeze(-2) * self._sample_factor(surrogate, i)[:s]).reshape(
+                    A.shape[0] * s, A.shape[-1]
+                )
                 for A, (i, _), s in zip(As, parts, counts, strict=True)
             ]
             mean, std = surrogate.posterior_from_cross(torch.cat(F), use_precision=True)
@@ -396,7 +398,13 @@ class ExpectedAcquisition:
                     parts.append((sets[j], self._embed(idx[j], leaf)))
                 values = evaluate(parts)
                 total = torch.stack([v.sum() for v in values]).sum()
-                grads = torch.autograd.grad(total, leaves)
+                grads: Sequence[Tensor | None] = [None] * len(leaves)
+                if total.requires_grad:  # a constant (e.g. a prior without data) has none
+                    grads = torch.autograd.grad(total, leaves, allow_unused=True)
+                grads = [
+                    torch.zeros_like(z) if g is None else g
+                    for z, g in zip(leaves, grads, strict=True)
+                ]
                 out: list[tuple[float, np.ndarray]] = [(0.0, np.zeros(0))] * len(active)
                 for members, v, g in zip(groups.values(), values, grads, strict=True):
                     for row, a in enumerate(members):

@@ -192,6 +192,15 @@ def test_maximize_serves_several_sets_in_order_and_is_deterministic() -> None:
     assert alone[0] == pytest.approx(first[1][0], abs=1e-4)
 
 
+@pytest.mark.parametrize("mode", ["fixed", "fitted"])
+def test_maximize_without_data_returns_the_prior_bound(mode: str) -> None:
+    gp = GPSurrogate(4, mode=mode)  # never fitted: the prior, flat, with no gradient
+    acq = ExpectedAcquisition(make_task(), n_samples=8, raw_samples=8, n_restarts=2)
+    for bound, expected in (("ucb", 2.0), ("lcb", -2.0), ("mean", 0.0)):
+        for value, x in acq.maximize(gp, [0, 1, 2], bound):
+            assert value == pytest.approx(expected) and x.shape == (4,)
+
+
 def test_bad_arguments_are_rejected() -> None:
     task = make_task()
     with pytest.raises(ValueError, match="n_samples"):
