@@ -255,3 +255,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     except (ValueError, TypeError, FileNotFoundError, ImportError, StoreError) as err:
         print(f"bocvs {args.command}: error: {err}", file=sys.stderr)
         return 2
+    except KeyboardInterrupt:
+        print(f"\nbocvs {args.command}: interrupted; finished runs are kept, run again to resume",
+              file=sys.stderr)  # fmt: skip
+        return 130

@@ -1,8 +1,8 @@
 """The papers' figures from stored runs (matplotlib, without pyplot's global state).
 
 Each figure has one panel per problem x cost set x variance (x budget) and one curve per agent:
-the mean over seeds with a band of one standard error. Every value comes from
-:mod:`bocvs_env.metrics`.
+the mean over seeds with a band of one standard error, drawn as steps (each value holds until
+the next point). Every value comes from :mod:`bocvs_env.metrics`.
 
 - :func:`simple_regret_figure`: simple regret against cost spent, log scale; runs are aligned on
   a common grid of cost spent, ``0..budget``.
@@ -71,8 +71,9 @@ def _figure(
             lo, hi = mean - se, mean + se
             if log:
                 mean, lo, hi = (np.maximum(v, REGRET_FLOOR) for v in (mean, lo, hi))
-            ax.plot(x, mean, color=colors[agent], label=f"{agent} (n={len(records)})")
-            ax.fill_between(x, lo, hi, color=colors[agent], alpha=0.2, linewidth=0)
+            label = f"{agent} (n={len(records)})"
+            ax.plot(x, mean, color=colors[agent], label=label, drawstyle="steps-post")
+            ax.fill_between(x, lo, hi, color=colors[agent], alpha=0.2, linewidth=0, step="post")
         if log:
             ax.set_yscale("log")
         ax.set_title(panel.title(), fontsize=9)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import torch
 
-from bocvs_env.benchmark.config import SweepConfig
+from bocvs_env.benchmark.config import RunConfig, SweepConfig
 from bocvs_env.benchmark.executors import execute
 from bocvs_env.benchmark.runner import RunResult
 from bocvs_env.benchmark.store import StoredRun
@@ -17,15 +17,20 @@ def tiny_sweep(name: str = "tiny", seeds: int = 2, budget: float = 3.0) -> Sweep
     )
 
 
-def run_in_process(sweep: SweepConfig) -> list[RunResult]:
-    """The sweep's results, run here one after another as a worker would (one torch thread)."""
+def run_one(config: RunConfig) -> RunResult:
+    """One run here, as a worker would run it (one torch thread); fails on a failed run."""
     threads = torch.get_num_threads()
     try:
-        outcomes = [execute(c) for c in sweep.runs()]
+        outcome = execute(config)
     finally:
         torch.set_num_threads(threads)
-    assert all(o.result is not None for o in outcomes), [o.error for o in outcomes]
-    return [o.result for o in outcomes if o.result is not None]
+    assert outcome.result is not None, outcome.error
+    return outcome.result
+
+
+def run_in_process(sweep: SweepConfig) -> list[RunResult]:
+    """The sweep's results, run here one after another (see :func:`run_one`)."""
+    return [run_one(c) for c in sweep.runs()]
 
 
 def assert_same_traces(a: list[StoredRun], b: list[StoredRun]) -> None:

@@ -7,7 +7,7 @@ from typing import Any
 
 import numpy as np
 import pytest
-from bench_helpers import run_in_process, tiny_sweep
+from bench_helpers import run_in_process, run_one, tiny_sweep
 
 import agents.registry
 from agents.random import RandomAgent
@@ -63,3 +63,12 @@ def test_ucb_cvs_is_given_the_true_mean_costs(monkeypatch: pytest.MonkeyPatch) -
 def test_other_agents_get_only_their_parameters() -> None:
     config = replace(tiny_sweep().runs()[0], agent_params={"a": 1})
     assert agent_arguments(config, BOCVSEnv(**config.env_kwargs())) == {"a": 1}
+
+
+def test_the_registered_ucb_cvs_runs_on_true_costs() -> None:
+    config = replace(tiny_sweep(budget=0.5).runs()[0], agent="ucb-cvs", cost_set="moderate")
+    result = run_one(config)
+    params = result.provenance["agent_params"]
+    assert params["cost_source"] == "true"
+    assert np.array_equal(params["costs"], COST_SETS["moderate"])
+    assert result.record.n_evaluations > 0
