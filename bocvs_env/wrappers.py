@@ -96,7 +96,8 @@ class HistoryFeatures:
     ============================  =======================================================  ==============
 
     Use: :meth:`reset` with the task and the reset ``info``, :meth:`update` after every step
-    with its observation and ``info``, :meth:`vector` for the features.
+    with its observation and ``info``, :meth:`vector` for the features. :attr:`best_z` is the
+    best standardized ``y`` so far, meaningful once :attr:`seen` is true.
     """
 
     def __init__(self, task: Task) -> None:
@@ -131,7 +132,7 @@ class HistoryFeatures:
             self.best_z, self.best_x = self._z(float(y0[k])), X0[k].copy()
         else:
             self.best_z, self.best_x = 0.0, np.full(d, 0.5)
-        self._seen = bool(y0.size)
+        self.seen = bool(y0.size)
 
     def _z(self, y: float) -> float:
         return float(np.clip((y - self.y_mean) / self.y_std, -Y_CLIP, Y_CLIP))
@@ -149,8 +150,8 @@ class HistoryFeatures:
         self.last_set, self.last_z, self.last_cost = i, z, cost
         self.remaining = float(observation["remaining_budget"][0])
         self.last_x = np.asarray(observation["x"], dtype=np.float64).copy()
-        if not self._seen or z > self.best_z:
-            self.best_z, self.best_x, self._seen = z, self.last_x.copy(), True
+        if not self.seen or z > self.best_z:
+            self.best_z, self.best_x, self.seen = z, self.last_x.copy(), True
 
     def vector(self) -> np.ndarray:
         """The features, shape ``(4m + 4 + 2d,)``, float32, inside :attr:`space`."""
@@ -173,15 +174,30 @@ class HistoryFeatures:
         return np.clip(vec.astype(np.float32), self.space.low, self.space.high)
 
 
+#: Rewards :class:`HistoryObservation` can give.
+REWARDS = ("y", "improvement")
+
+
 class HistoryObservation(gym.Wrapper):
     """Replace the Dict observation by :class:`HistoryFeatures` (a flat float32 ``Box``).
 
-    The reward, ``terminated``, ``truncated`` and ``info`` pass through unchanged. The features
-    are computed from public data only (the observations and the reset's initial design).
+    ``terminated``, ``truncated`` and ``info`` pass through unchanged. The features are computed
+    from public data only (the observations and the reset's initial design).
+
+    Args:
+        env: a BOCVS environment (possibly wrapped).
+        reward: ``"y"`` passes the environment's reward through (the return is the sum of ``y``
+            over the budget, which favours many cheap plays); ``"improvement"`` rewards the
+            increase of the best standardized ``y`` seen (initial design included; 0 for the
+            first play without one), so the return is how far the episode raised its best
+            value: a simple-regret objective.
     """
 
-    def __init__(self, env: gym.Env) -> None:
+    def __init__(self, env: gym.Env, reward: str = "y") -> None:
         super().__init__(env)
+        if reward not in REWARDS:
+            raise ValueError(f"reward must be one of {REWARDS}, got {reward!r}")
+        self.reward = reward
         self.features = HistoryFeatures(env.unwrapped.task)
         self.observation_space = self.features.space
 
@@ -193,19 +209,23 @@ class HistoryObservation(gym.Wrapper):
         return self.features.vector(), info
 
     def step(self, action: Any) -> tuple[np.ndarray, SupportsFloat, bool, bool, dict[str, Any]]:
+        before = self.features.best_z if self.features.seen else None
         obs, reward, terminated, truncated, info = self.env.step(action)
         self.features.update(obs, info)
+        if self.reward == "improvement":
+            reward = 0.0 if before is None else self.features.best_z - before
         return self.features.vector(), reward, terminated, truncated, info
 
 
-def wrap_sb3(env: gym.Env) -> gym.Env:
-    """Apply :class:`HistoryObservation` then :class:`FlatAction` (usable as SB3's
-    ``make_vec_env(..., wrapper_class=wrap_sb3)``)."""
-    return FlatAction(HistoryObservation(env))
+def wrap_sb3(env: gym.Env, reward: str = "y") -> gym.Env:
+    """Apply :class:`HistoryObservation` (with ``reward``) then :class:`FlatAction` (usable as
+    SB3's ``make_vec_env(..., wrapper_class=wrap_sb3)``)."""
+    return FlatAction(HistoryObservation(env, reward))
 
 
-def make_sb3_env(env_id: str, **kwargs: Any) -> gym.Env:
-    """``gymnasium.make(env_id, **kwargs)`` wrapped for SB3: flat ``Box`` action and observation.
+def make_sb3_env(env_id: str, reward: str = "y", **kwargs: Any) -> gym.Env:
+    """``gymnasium.make(env_id, **kwargs)`` wrapped for SB3: flat ``Box`` action and observation,
+    and the ``reward`` of :class:`HistoryObservation`.
 
     Example::
 
@@ -213,4 +233,4 @@ def make_sb3_env(env_id: str, **kwargs: Any) -> gym.Env:
         env = make_sb3_env("bocvs/Hartmann3-v0", cost_set="expensive", budget=10)
         PPO("MlpPolicy", env, seed=0).learn(2_000)
     """
-    return wrap_sb3(gym.make(env_id, **kwargs))
+    return wrap_sb3(gym.make(env_id, **kwargs), reward)

@@ -39,6 +39,7 @@ class Args:
     test_id: str = "bocvs/RotatedHartmann3Family-Test-v0"
     cost_set: str = "moderate"
     budget: float = 5.0
+    reward: str = "y"  # or "improvement" (of the best y seen): see HistoryObservation
     total_timesteps: int = 50_000
     n_envs: int = 4
     n_steps: int = 512
@@ -61,6 +62,7 @@ def train(args: Args) -> PPO:
         seed=args.seed,
         env_kwargs={
             "env_id": args.train_id,
+            "reward": args.reward,
             "cost_set": args.cost_set,
             "budget": args.budget,
             "privileged_info": False,  # training needs no metrics
@@ -93,13 +95,14 @@ def evaluate(args: Args, model: PPO) -> dict[str, list[dict]]:
             record = run_episode(env, agent, seed=args.eval_seed + k)
             summary = summarize(record)
             summary["mean_g"] = float(record.g.mean()) if record.g.size else 0.0
+            summary["sum_g"] = float(record.g.sum())
             summary["function_seed"] = record.config["function_seed"]
             results[agent.name].append(summary)
     return results
 
 
 def report(results: dict[str, list[dict]]) -> None:
-    keys = ("simple_regret", "mean_g", "evaluations")
+    keys = ("simple_regret", "mean_g", "sum_g", "evaluations")
     print(f"{'agent':>8}" + "".join(f"{k + ' (mean ± se)':>28}" for k in keys))
     for name, rows in results.items():
         cells = []

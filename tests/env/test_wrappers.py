@@ -109,3 +109,16 @@ def test_history_features_without_initial_design_are_raw_and_in_space() -> None:
         assert env.observation_space.contains(obs)
         if info["evaluated"]:
             np.testing.assert_allclose(obs[4 * 7 + 1], reward, rtol=1e-5)  # z = y
+
+
+def test_improvement_reward_sums_to_the_rise_of_the_best_value() -> None:
+    env = make_sb3_env("bocvs/Hartmann3-Expensive-v0", reward="improvement", budget=6.0)
+    obs, _ = env.reset(seed=2)
+    start, total, terminated = obs[4 * 7], 0.0, False
+    while not terminated:
+        obs, reward, terminated, _, _ = env.step(env.action_space.sample())
+        assert reward >= 0.0
+        total += reward
+    np.testing.assert_allclose(total, obs[4 * 7] - start, rtol=1e-5, atol=1e-6)
+    with pytest.raises(ValueError, match="reward"):
+        HistoryObservation(gym.make("bocvs/Hartmann3-v0"), reward="regret")
