@@ -29,7 +29,7 @@ from threadpoolctl import threadpool_limits
 from torch import Tensor
 from torch.quasirandom import SobolEngine
 
-from agents.surrogate import GPSurrogate
+from agents.surrogate import GPSurrogate, SamplePath
 from bocvs_env.goal import quasi_random_inputs
 from bocvs_env.task import Task
 
@@ -191,6 +191,8 @@ class ExpectedAcquisition:
         per query and sample.
         """
         counts = [min(n_samples or self.n_samples, self._set_samples[i].shape[0]) for i, _ in parts]
+        if isinstance(bound, SamplePath):
+            return self._expected_path(bound, parts, counts)
         if isinstance(surrogate, GPSurrogate) and not callable(bound):
             return self._expected_gp(surrogate, parts, bound, beta, counts)
         fulls = [self.full_queries(i, X)[:, :s] for (i, X), s in zip(parts, counts, strict=True)]
@@ -201,6 +203,21 @@ class ExpectedAcquisition:
             b = X.shape[0]
             out.append(values[lo : lo + b * s].reshape(b, s).mean(-1))
             lo += b * s
+        return out
+
+    def _expected_path(
+        self, path: SamplePath, parts: Sequence[tuple[int, Tensor]], counts: Sequence[int]
+    ) -> list[Tensor]:
+        """:meth:`_expected_many` for a GP sample path: the average over the samples taken per
+        feature and training point (:meth:`SamplePath.averaged`), not per query and sample."""
+        if path.n_paths != 1:
+            raise ValueError(f"a path bound must have n_paths=1, got {path.n_paths}")
+        out = []
+        for (i, X), s in zip(parts, counts, strict=True):
+            self._check_set(i)
+            ctrl, free = list(self.task.control_sets[i]), list(self.task.free_variables(i))
+            Zr = self._set_samples[i][:s][:, free]
+            out.append(path.averaged(X[:, ctrl], ctrl, Zr, free)[0])
         return out
 
     def _expected_gp(
@@ -254,9 +271,12 @@ class ExpectedAcquisition:
         """Cheap scores of raw candidates, to choose the starts of the refinement.
 
         For a :class:`GPSurrogate` and a string bound: ``E[mu] +- beta sqrt(E[sigma^2])`` over
-        all samples, ``O(n^2)`` per candidate (:meth:`GPSurrogate.averaged_moments`); otherwise
-        the expectation over the first ``raw_n_samples`` samples.
+        all samples, ``O(n^2)`` per candidate (:meth:`GPSurrogate.averaged_moments`); for a
+        :class:`SamplePath`, its exact average; otherwise the expectation over the first
+        ``raw_n_samples`` samples.
         """
+        if isinstance(bound, SamplePath):  # cheap with every sample
+            return self._expected_many(surrogate, parts, bound, beta)
         if not (isinstance(surrogate, GPSurrogate) and not callable(bound)):
             return self._expected_many(surrogate, parts, bound, beta, self.raw_n_samples)
         out = []

@@ -22,7 +22,7 @@ escalating jitter to the diagonal of the new block, so a run never crashes on it
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -473,7 +473,7 @@ class GPSurrogate:
                 )
         return out
 
-    def sample_paths(self, n_paths: int, generator: torch.Generator) -> Callable[[Tensor], Tensor]:
+    def sample_paths(self, n_paths: int, generator: torch.Generator) -> SamplePath:
         """Draw posterior sample paths by pathwise conditioning (Matheron's rule).
 
         A path is a prior draw approximated by ``n_features`` random Fourier features of the RBF
@@ -486,8 +486,9 @@ class GPSurrogate:
             generator: the source of every random draw.
 
         Returns:
-            A function mapping ``batch_shape x d`` points to ``n_paths x batch_shape`` values in
-            the units of ``y``, differentiable with respect to its input.
+            A :class:`SamplePath`: callable on ``batch_shape x d`` points, giving
+            ``n_paths x batch_shape`` values in the units of ``y``, differentiable with respect
+            to its input. It keeps the data and hyperparameters of this call.
         """
         if not (isinstance(n_paths, int) and n_paths >= 1):
             raise ValueError(f"n_paths must be a positive integer, got {n_paths!r}")
@@ -497,29 +498,83 @@ class GPSurrogate:
         W = torch.randn(self.dim, D, **opts) / h.lengthscale.unsqueeze(-1)  # d x D
         b = 2.0 * math.pi * torch.rand(D, **opts)
         w = torch.randn(D, n_paths, **opts) * math.sqrt(2.0 * h.outputscale / D)
-
-        def prior(Z: Tensor) -> Tensor:  # m x d -> m x n_paths
-            return torch.cos(Z @ W + b) @ w
-
-        X = self._X
+        path = SamplePath(h, self._X, W, b, w, torch.zeros(0, n_paths, dtype=torch.float64))
         if self.n_train > 0:
             eps = torch.randn(self.n_train, n_paths, **opts)
             eps = eps * (h.noise + self._jitter).sqrt().unsqueeze(-1)
             resid = ((self._y - h.y_shift) / h.y_scale - h.mean).unsqueeze(-1)
-            update = torch.cholesky_solve(resid - prior(X) - eps, self._L)  # n x n_paths
-        else:
-            update = torch.zeros(0, n_paths, dtype=torch.float64)
-
-        def path(Z: Tensor) -> Tensor:
-            shape = Z.shape[:-1]
-            flat = Z.reshape(-1, self.dim)
-            values = prior(flat) + h.mean
-            if X.shape[0] > 0:
-                values = values + rbf(flat, X, h.lengthscale, h.outputscale) @ update
-            values = values * h.y_scale + h.y_shift
-            return values.T.reshape(n_paths, *shape)
-
+            path.update = torch.cholesky_solve(resid - path.prior(self._X) - eps, self._L)
         return path
+
+
+class SamplePath:
+    """Posterior sample paths of a :class:`GPSurrogate` (see :meth:`GPSurrogate.sample_paths`).
+
+    ``f(x) = (w^T cos(W^T x + b) + mean + k(x, X) update) * y_scale + y_shift`` for each path.
+
+    Args:
+        hyper: the hyperparameters the paths were drawn under.
+        X: ``n x d`` training inputs.
+        W: ``d x D`` random frequencies (already divided by the lengthscales).
+        b: ``D`` random phases.
+        w: ``D x n_paths`` feature weights.
+        update: ``n x n_paths`` pathwise-update weights.
+    """
+
+    def __init__(
+        self, hyper: Hyperparameters, X: Tensor, W: Tensor, b: Tensor, w: Tensor, update: Tensor
+    ) -> None:
+        self.hyper, self.X, self.W, self.b, self.w, self.update = hyper, X, W, b, w, update
+        self.n_paths = int(w.shape[1])
+
+    def prior(self, Z: Tensor) -> Tensor:
+        """The prior part at ``m x d`` points: ``m x n_paths`` (standardized, zero mean)."""
+        return torch.cos(Z @ self.W + self.b) @ self.w
+
+    def __call__(self, Z: Tensor) -> Tensor:
+        """Values at ``batch_shape x d`` points: ``n_paths x batch_shape`` (units of ``y``)."""
+        h = self.hyper
+        shape = Z.shape[:-1]
+        flat = Z.reshape(shape.numel(), Z.shape[-1])
+        values = self.prior(flat) + h.mean
+        if self.X.shape[0] > 0:
+            values = values + rbf(flat, self.X, h.lengthscale, h.outputscale) @ self.update
+        values = values * h.y_scale + h.y_shift
+        return values.T.reshape(self.n_paths, *shape)
+
+    def averaged(self, Zc: Tensor, dims: Sequence[int], Zr: Tensor, free: Sequence[int]) -> Tensor:
+        """The paths averaged over sample rows of the other variables, in ``O(D + n)`` a query.
+
+        The point ``x_{qs}`` takes ``Zc[q]`` on ``dims`` and ``Zr[s]`` on ``free`` (together all
+        ``d`` dimensions). Both parts of a path separate: ``cos(u + v) = cos u cos v - sin u sin
+        v`` for the features and the RBF product for the update, so the average over ``s`` is
+        taken once per feature and training point instead of once per query and sample; the
+        result equals ``mean_s(path(x_{qs}))``.
+
+        Args:
+            Zc: ``q x |dims|`` controlled values.
+            dims: their dimensions.
+            Zr: ``s x |free|`` sample values of the other variables.
+            free: their dimensions.
+
+        Returns:
+            ``n_paths x q`` averages in the units of ``y`` (differentiable with respect to
+            ``Zc``).
+        """
+        h = self.hyper
+        dims, free = list(dims), list(free)
+        u = Zc @ self.W[dims] + self.b  # q x D
+        v = Zr @ self.W[free]  # s x D
+        values = (
+            torch.cos(u) * torch.cos(v).mean(0) - torch.sin(u) * torch.sin(v).mean(0)
+        ) @ self.w
+        values = values + h.mean
+        if self.X.shape[0] > 0:
+            ls = h.lengthscale
+            A = rbf(Zc, self.X[:, dims], ls[dims], h.outputscale)  # q x n
+            b_mean = rbf(Zr, self.X[:, free], ls[free], 1.0).mean(0)  # n
+            values = values + A @ (b_mean.unsqueeze(-1) * self.update)
+        return (values * h.y_scale + h.y_shift).T
 
 
 class _QuadraticForm(torch.autograd.Function):

@@ -117,14 +117,18 @@ def test_batched_lbfgsb_solves_each_problem_on_its_own() -> None:
     assert calls[0] == [0, 1, 2]  # one batched call per round, problems drop out on their own
 
 
-def test_a_sample_path_is_averaged_over_the_same_points() -> None:
+@pytest.mark.parametrize("i", [0, 1, 2])
+def test_a_sample_path_is_averaged_over_the_same_points(i: int) -> None:
     task = make_task()
     acq = ExpectedAcquisition(task, n_samples=16)
     gp = fitted_gp()
     path = gp.sample_paths(1, torch.Generator().manual_seed(0))
     X = torch.rand(3, 4, dtype=torch.float64)
-    expected = acq.expected(gp, 0, X, path)
-    torch.testing.assert_close(expected, path(acq.full_queries(0, X))[0].mean(-1))
+    expected = acq.expected(gp, i, X, path)  # separated: per feature and training point
+    brute = path(acq.full_queries(i, X))[0].mean(-1)  # per query and sample
+    torch.testing.assert_close(expected, brute, atol=1e-12, rtol=0)
+    # any callable works too, by evaluating every point
+    torch.testing.assert_close(acq.expected(gp, i, X, lambda Z: path(Z)), brute)
     with pytest.raises(ValueError, match="n_paths=1"):
         acq.expected(gp, 0, X, gp.sample_paths(2, torch.Generator().manual_seed(0)))
 
