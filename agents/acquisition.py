@@ -12,10 +12,22 @@ construction the goal evaluator uses). The same points serve every set and every
 random numbers), so comparisons between sets and rounds are not blurred by sampling noise, and
 128 quasi-random points are far more accurate than the references' 1,024 i.i.d. draws.
 
-Every evaluation is one batched posterior call over ``batch x n_samples`` points. Maximization
-scores ``raw_samples`` Sobol candidates per set, then refines the best ``n_restarts`` of every
-requested set together in a single L-BFGS-B run with autograd gradients (the objectives of the
-starts are independent, so the gradient of their sum separates).
+Every evaluation is one batched posterior call. For a :class:`GPSurrogate` the RBF kernel is
+split into the factor of the controlled variables (per query) and that of the random variables
+(per sample, computed once per fit), and the variance is ``k0 - k^T W k`` with the cached
+precision ``W``; a Thompson-sampling path is averaged per feature and training point
+(:meth:`SamplePath.averaged`), ``O(D + n)`` per query.
+
+Maximization (:meth:`ExpectedAcquisition.maximize`), for all requested sets at once:
+
+1. screen ``raw_samples`` scrambled Sobol candidates per set with a cheap score (for a GP,
+   ``E[mu] +- beta sqrt(E[sigma^2])``, ``O(n^2)`` per candidate, which equals the expectation
+   where the variance is the same at every sample and bounds it otherwise);
+2. refine the best ``n_restarts`` of each set on that score, then polish the best ``n_polish``
+   on the exact expectation; every start runs its own L-BFGS-B (SciPy's routine, driven in
+   lockstep by :func:`batched_lbfgsb`) so it stops when it converges, and each round evaluates
+   all active starts of all sets in one call, with autograd gradients;
+3. return per set the best polished point, or the best raw candidate if it is better.
 """
 
 from __future__ import annotations

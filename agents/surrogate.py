@@ -16,7 +16,14 @@ factor of ``K + noise I``. When :meth:`GPSurrogate.fit` receives the previous da
 appended (the usual case: agents refit on all data every round) and the hyperparameters have not
 changed, the factor is *extended* by a block update in ``O(n^2 k)`` for ``k`` new rows instead of
 being recomputed in ``O(n^3)``. A Cholesky failure (duplicate inputs, tiny noise) is met by adding
-escalating jitter to the diagonal of the new block, so a run never crashes on it.
+escalating jitter to the diagonal of the new block, so a run never crashes on it; a failed
+hyperparameter fit keeps the previous hyperparameters. The precision ``(K + noise I)^{-1}`` is
+computed on first use and then extended with the factor; it turns the variance of many points
+into one matrix product whose result also gives the gradient.
+
+The kernel is a product over dimensions, which the acquisition exploits
+(:meth:`GPSurrogate.cross_factor`, :meth:`GPSurrogate.averaged_moments`,
+:meth:`GPSurrogate.kernel_mean_embedding`, :meth:`SamplePath.averaged`).
 """
 
 from __future__ import annotations
