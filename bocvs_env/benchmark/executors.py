@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import multiprocessing as mp
 import os
+import threading
 import time
 import traceback
 from abc import ABC, abstractmethod
@@ -32,6 +33,8 @@ ProgressFn = Callable[[str, float, float], None]
 REPORT_INTERVAL = 0.5
 #: Seconds the driver waits for a result before it forwards progress reports.
 _POLL = 0.2
+#: Seconds between a local worker's checks that its driver is alive.
+_PARENT_POLL = 1.0
 
 
 class _Sink(Protocol):
@@ -111,9 +114,17 @@ class Executor(ABC):
 _WORKER_SINK: _Sink | None = None
 
 
+def _exit_with_parent(parent: int) -> None:
+    """Exit as soon as the driver is gone (even killed with SIGKILL), rather than linger."""
+    while os.getppid() == parent:
+        time.sleep(_PARENT_POLL)
+    os._exit(1)
+
+
 def _init_worker(sink: _Sink | None) -> None:
     global _WORKER_SINK
     _WORKER_SINK = sink
+    threading.Thread(target=_exit_with_parent, args=(os.getppid(),), daemon=True).start()
 
 
 def _execute_in_pool(config: RunConfig) -> Outcome:

@@ -42,6 +42,18 @@ def _count(store: Path) -> int:
         return 0  # not created yet, or being created
 
 
+def _group_ends(pgid: int, timeout: float) -> bool:
+    """Whether every process of the group has exited within ``timeout`` seconds."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        try:
+            os.killpg(pgid, 0)
+        except ProcessLookupError:
+            return True
+        time.sleep(0.1)
+    return False
+
+
 def test_sigkill_then_resume_matches_an_uninterrupted_sweep(tmp_path: Path, tiny_results) -> None:
     config = tmp_path / "kill.toml"
     config.write_text(CONFIG)
@@ -57,8 +69,9 @@ def test_sigkill_then_resume_matches_an_uninterrupted_sweep(tmp_path: Path, tiny
             time.sleep(0.01)
         os.kill(victim.pid, signal.SIGKILL)  # the driver, as `kill -9 <pid>` would
         assert victim.wait(timeout=30) == -signal.SIGKILL
+        assert _group_ends(victim.pid, timeout=30), "the workers outlived their driver"
     finally:
-        try:  # then its orphaned workers, which we started too
+        try:  # whatever is left of what we started, should the test fail
             os.killpg(victim.pid, signal.SIGKILL)
         except ProcessLookupError:
             pass
