@@ -179,6 +179,20 @@ def test_polishing_fewer_points_finds_the_same_maxima() -> None:
         assert v2 == pytest.approx(v1, abs=1e-6)
 
 
+def test_without_room_to_pre_refine_the_best_screened_starts_are_polished(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import agents.acquisition
+
+    task = make_task()
+    gp = fitted_gp()
+    usual = ExpectedAcquisition(task, n_samples=32, n_restarts=6, n_polish=3).maximize(gp, [0, 1])
+    monkeypatch.setattr(agents.acquisition, "MOMENT_CACHE_BYTES", 0)
+    large = ExpectedAcquisition(task, n_samples=32, n_restarts=6, n_polish=3).maximize(gp, [0, 1])
+    for (v1, _), (v2, _) in zip(usual, large, strict=True):
+        assert v2 == pytest.approx(v1, abs=1e-4)
+
+
 def test_maximize_serves_several_sets_in_order_and_is_deterministic() -> None:
     task = make_task()
     acq = ExpectedAcquisition(task, n_samples=32, raw_samples=32, n_restarts=2, seed=5)
