@@ -17,11 +17,11 @@ from pathlib import Path
 
 import numpy as np
 import torch
-from scipy.optimize import minimize
 from torch import Tensor
 from torch.quasirandom import SobolEngine
 
 from bocvs_env.problems.distributions import InputDistribution
+from bocvs_env.problems.extrema import refine_min
 from bocvs_env.problems.problem import Problem
 
 #: Bump when the oracle's algorithm changes, so that stale cached values are not reused.
@@ -114,8 +114,7 @@ class GoalEvaluator:
 
         Scores ``n_raw`` Sobol candidates in the set's subspace, plus the inputs' means and the
         objective's known maximizers (restricted to the set), then refines the best ``n_starts``
-        of them jointly (their objectives are independent, so the summed objective's gradient
-        separates).
+        of them jointly (:func:`~bocvs_env.problems.extrema.refine_min`).
 
         Returns:
             The best value and the maximizing full query of shape ``(d,)`` (entries outside the
@@ -139,34 +138,16 @@ class GoalEvaluator:
         with torch.no_grad():
             scores = self.g(sets, base)
         starts = raw[scores.topk(min(n_starts, n_raw)).indices]
-        n = starts.shape[0]
-        template = torch.full((n, self.problem.dim), 0.5, dtype=torch.float64)
 
-        def value_and_grad(z: np.ndarray) -> tuple[float, np.ndarray]:
-            Z = torch.from_numpy(z.reshape(n, k)).requires_grad_(True)
-            X = template.clone()
+        def neg_g(Z: Tensor) -> Tensor:
+            X = torch.full((Z.shape[0], self.problem.dim), 0.5, dtype=torch.float64)
             X[:, idx] = Z
-            total = self.g(sets[:n], X).sum()
-            (grad,) = torch.autograd.grad(total, Z)
-            return -float(total.detach()), -grad.numpy().ravel()
+            return -self.g(sets[: Z.shape[0]], X)
 
-        res = minimize(
-            value_and_grad,
-            starts.numpy().ravel(),
-            jac=True,
-            method="L-BFGS-B",
-            bounds=[(0.0, 1.0)] * (n * k),
-            options={"maxiter": 200},
-        )
-        Z = torch.from_numpy(np.clip(res.x, 0.0, 1.0).reshape(n, k))
-        X = template.clone()
-        X[:, idx] = Z
-        with torch.no_grad():
-            values = torch.cat([self.g(sets[:n], X), scores.max().reshape(1)])
-        best = int(values.argmax())
-        if best == n:  # the raw search beat every refined start (rare, non-smooth f)
-            return float(values[best]), base[scores.argmax()].numpy()
-        return float(values[best]), X[best].numpy()
+        value, z = refine_min(neg_g, starts)
+        x = torch.full((self.problem.dim,), 0.5, dtype=torch.float64)
+        x[idx] = z
+        return -value, x.numpy()
 
 
 def oracle_values(evaluator: GoalEvaluator, use_cache: bool = True) -> np.ndarray:

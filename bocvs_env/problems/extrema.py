@@ -27,8 +27,13 @@ class Extremes:
     argmax: Tensor
 
 
-def _refine(fn: Callable[[Tensor], Tensor], starts: Tensor, maxiter: int) -> tuple[float, Tensor]:
-    """Minimize ``fn`` from ``n x d`` starts jointly; the best of the results and the starts."""
+def refine_min(
+    fn: Callable[[Tensor], Tensor], starts: Tensor, maxiter: int = 200
+) -> tuple[float, Tensor]:
+    """Minimize ``fn`` over the cube from ``n x d`` starts jointly with L-BFGS-B.
+
+    Returns the lowest value among the refined points and the starts, and its point ``(d,)``.
+    """
     n, d = starts.shape
 
     def value_and_grad(z: np.ndarray) -> tuple[float, np.ndarray]:
@@ -78,6 +83,6 @@ def extremes_on_cube(
     with torch.no_grad():
         scores = fn(raw)
     k = min(n_starts, n_raw)
-    low, argmin = _refine(fn, raw[scores.topk(k, largest=False).indices], maxiter)
-    neg_high, argmax = _refine(lambda X: -fn(X), raw[scores.topk(k).indices], maxiter)
+    low, argmin = refine_min(fn, raw[scores.topk(k, largest=False).indices], maxiter)
+    neg_high, argmax = refine_min(lambda X: -fn(X), raw[scores.topk(k).indices], maxiter)
     return Extremes(low, argmin, -neg_high, argmax)
