@@ -104,7 +104,11 @@ def _plot_dir(args: argparse.Namespace, sweep: SweepConfig | None) -> Path:
 
 
 def _cmd_run(args: argparse.Namespace) -> int:
-    sweep = _sweep(args)
+    if args.sweep is not None:  # resume a recorded sweep: its store must exist
+        with ResultStore(args.store, create=False) as store:
+            sweep = _sweep(args, store)
+    else:
+        sweep = _sweep(args)
     if sweep is None:
         raise ValueError("bocvs run needs a sweep: --preset, --config or --problems ...")
     check_agents(sweep)

@@ -36,9 +36,10 @@ def test_run_prints_progress_table_and_plot_path(ran: tuple[Path, str, str]) -> 
     assert plot.read_bytes()[:4] == b"\x89PNG"
 
 
-def test_run_again_skips_everything(ran: tuple[Path, str, str], capsys) -> None:
+@pytest.mark.parametrize("sweep", [[*SWEEP, "--name", "tiny"], ["--sweep", "tiny"]])
+def test_run_again_skips_everything(ran: tuple[Path, str, str], capsys, sweep) -> None:
     store, _, _ = ran
-    assert main(["run", *SWEEP, "--name", "tiny", "--store", str(store), "--no-plot"]) == 0
+    assert main(["run", *sweep, "--store", str(store), "--no-plot"]) == 0
     captured = capsys.readouterr()
     assert "2 already in" in captured.err and "recorded 0 runs" in captured.err
 
