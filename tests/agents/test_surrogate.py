@@ -150,7 +150,7 @@ def test_duplicate_inputs_and_tiny_noise_do_not_crash() -> None:
 
 def test_fitted_mode_refits_on_schedule_and_matches_botorch() -> None:
     X, y = data(30, seed=2)
-    gp = GPSurrogate(3, mode="fitted", refit_every=5, seed=0)
+    gp = GPSurrogate(3, mode="fitted", refit_every=5, seed=0, warm_start=False)
     schedule = []
     for n in (1, 8, 10, 12, 13):
         gp.fit(X[:n], y[:n])
@@ -174,6 +174,23 @@ def test_fitted_mode_refits_on_schedule_and_matches_botorch() -> None:
     post = model.posterior(Xt)
     torch.testing.assert_close(mean, post.mean.squeeze(-1), atol=1e-6, rtol=1e-6)
     torch.testing.assert_close(std, post.variance.squeeze(-1).sqrt(), atol=1e-6, rtol=1e-6)
+
+
+def test_a_warm_started_refit_finds_the_same_posterior() -> None:
+    X, y = data(40, seed=4)
+    posteriors = []
+    for warm in (True, False):
+        gp = GPSurrogate(3, mode="fitted", refit_every=10, warm_start=warm)
+        gp.fit(X[:30], y[:30])
+        gp.fit(X, y)
+        assert gp.n_refits == 2
+        posteriors.append(
+            gp.mean_std(
+                torch.rand(8, 3, dtype=torch.float64, generator=torch.Generator().manual_seed(0))
+            )
+        )
+    for a, b in zip(*posteriors, strict=True):
+        torch.testing.assert_close(a, b, atol=1e-3, rtol=1e-3)
 
 
 def test_a_failed_refit_keeps_the_previous_hyperparameters(monkeypatch: pytest.MonkeyPatch) -> None:
