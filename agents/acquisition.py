@@ -32,6 +32,7 @@ Maximization (:meth:`ExpectedAcquisition.maximize`), for all requested sets at o
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Sequence
 from typing import Literal, Protocol
 
@@ -511,7 +512,9 @@ def batched_lbfgsb(
     Each problem runs SciPy's L-BFGS-B (its reverse-communication routine, with the defaults of
     ``scipy.optimize.minimize``) on its own, so it converges and stops on its own; the objective
     is called once per round with every problem that needs a value, so the evaluations are
-    batched.
+    batched. That routine is private to SciPy: if its interface differs from SciPy 1.17's
+    (probed once), the problems run one after another through ``scipy.optimize.minimize``
+    instead, with the same results and no batching.
 
     Args:
         values_and_grads: ``(active, X)`` -> ``[(f, grad)]``: the indices of the problems to
@@ -525,6 +528,20 @@ def batched_lbfgsb(
         The final point of every problem and its value (as last reported by
         ``values_and_grads``; problems that never needed a value report ``inf``).
     """
+    run = _batched_lbfgsb_lockstep if _lockstep_available() else _sequential_lbfgsb
+    return run(values_and_grads, x0, maxiter, maxcor, ftol, gtol, maxls)
+
+
+def _batched_lbfgsb_lockstep(
+    values_and_grads: Callable[[list[int], list[np.ndarray]], list[tuple[float, np.ndarray]]],
+    x0: Sequence[np.ndarray],
+    maxiter: int,
+    maxcor: int,
+    ftol: float,
+    gtol: float,
+    maxls: int,
+) -> tuple[list[np.ndarray], list[float]]:
+    """:func:`batched_lbfgsb` on SciPy's reverse-communication routine ``setulb``."""
     from scipy.optimize import _lbfgsb
 
     factr = ftol / np.finfo(float).eps
@@ -577,3 +594,59 @@ def batched_lbfgsb(
                 states[p]["g"] = np.asarray(g, dtype=np.float64)
             active = [p for p in active if advance(states[p])]
     return [np.clip(st["x"], 0.0, 1.0) for st in states], [float(st["f"]) for st in states]
+
+
+@functools.cache
+def _lockstep_available() -> bool:
+    """Whether SciPy's reverse-communication L-BFGS-B routine has the interface used here (that
+    of SciPy 1.17's C translation): probed once on ``min (x - 0.3)^2``."""
+    try:
+        x, _ = _lockstep_probe()
+        return abs(float(x[0][0]) - 0.3) < 1e-6
+    except Exception:  # any other signature or behaviour: not usable
+        return False
+
+
+def _lockstep_probe() -> tuple[list[np.ndarray], list[float]]:
+    def quadratic(active: list[int], Z: list[np.ndarray]) -> list[tuple[float, np.ndarray]]:
+        return [(float(((z - 0.3) ** 2).sum()), 2.0 * (z - 0.3)) for z in Z]
+
+    from scipy.optimize import _lbfgsb
+
+    if not hasattr(_lbfgsb, "setulb"):
+        raise AttributeError("scipy.optimize._lbfgsb.setulb is missing")
+    return _batched_lbfgsb_lockstep(quadratic, [np.array([0.9])], 50, 10, 2.2e-9, 1e-5, 20)
+
+
+def _sequential_lbfgsb(
+    values_and_grads: Callable[[list[int], list[np.ndarray]], list[tuple[float, np.ndarray]]],
+    x0: Sequence[np.ndarray],
+    maxiter: int,
+    maxcor: int,
+    ftol: float,
+    gtol: float,
+    maxls: int,
+) -> tuple[list[np.ndarray], list[float]]:
+    """:func:`batched_lbfgsb` through the public ``scipy.optimize.minimize``, one problem after
+    another (the same optimizer, without batching)."""
+    from scipy.optimize import minimize
+
+    xs, fs = [], []
+    for p, x in enumerate(x0):
+        res = minimize(
+            lambda z, p=p: values_and_grads([p], [z])[0],
+            np.clip(np.asarray(x, dtype=np.float64), 0.0, 1.0),
+            jac=True,
+            method="L-BFGS-B",
+            bounds=[(0.0, 1.0)] * x.size,
+            options={
+                "maxiter": maxiter,
+                "maxcor": maxcor,
+                "ftol": ftol,
+                "gtol": gtol,
+                "maxls": maxls,
+            },
+        )
+        xs.append(np.clip(res.x, 0.0, 1.0))
+        fs.append(float(res.fun))
+    return xs, fs
