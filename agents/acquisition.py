@@ -34,7 +34,7 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Callable, Sequence
-from typing import Literal, Protocol
+from typing import Any, Literal, Protocol
 
 import numpy as np
 import torch
@@ -47,6 +47,8 @@ from bocvs_env.goal import quasi_random_inputs
 from bocvs_env.task import Task
 
 Bound = Literal["ucb", "lcb", "mean"]
+#: ``(active problems, their points) -> [(value, gradient)]`` (see :func:`batched_lbfgsb`).
+ValuesAndGrads = Callable[[list[int], list[np.ndarray]], list[tuple[float, np.ndarray]]]
 #: The most memory the screening matrices of all sets may keep between evaluations (bytes).
 MOMENT_CACHE_BYTES = 1 << 30
 #: The sign of ``beta sigma`` in each bound.
@@ -418,7 +420,7 @@ class ExpectedAcquisition:
 
         def objective(
             evaluate: Callable[[list[tuple[int, Tensor]]], list[Tensor]], owners: list[int]
-        ) -> Callable[[list[int], list[np.ndarray]], list[tuple[float, np.ndarray]]]:
+        ) -> ValuesAndGrads:
             def values_and_grads(
                 active: list[int], Z: list[np.ndarray]
             ) -> list[tuple[float, np.ndarray]]:
@@ -499,7 +501,7 @@ class ExpectedAcquisition:
 
 
 def batched_lbfgsb(
-    values_and_grads: Callable[[list[int], list[np.ndarray]], list[tuple[float, np.ndarray]]],
+    values_and_grads: ValuesAndGrads,
     x0: Sequence[np.ndarray],
     maxiter: int = 100,
     maxcor: int = 10,
@@ -528,23 +530,20 @@ def batched_lbfgsb(
         The final point of every problem and its value (as last reported by
         ``values_and_grads``; problems that never needed a value report ``inf``).
     """
+    options = {"maxiter": maxiter, "maxcor": maxcor, "ftol": ftol, "gtol": gtol, "maxls": maxls}
     run = _batched_lbfgsb_lockstep if _lockstep_available() else _sequential_lbfgsb
-    return run(values_and_grads, x0, maxiter, maxcor, ftol, gtol, maxls)
+    return run(values_and_grads, x0, options)
 
 
 def _batched_lbfgsb_lockstep(
-    values_and_grads: Callable[[list[int], list[np.ndarray]], list[tuple[float, np.ndarray]]],
-    x0: Sequence[np.ndarray],
-    maxiter: int,
-    maxcor: int,
-    ftol: float,
-    gtol: float,
-    maxls: int,
+    values_and_grads: ValuesAndGrads, x0: Sequence[np.ndarray], options: dict[str, Any]
 ) -> tuple[list[np.ndarray], list[float]]:
     """:func:`batched_lbfgsb` on SciPy's reverse-communication routine ``setulb``."""
     from scipy.optimize import _lbfgsb
 
-    factr = ftol / np.finfo(float).eps
+    maxiter, maxcor, maxls = options["maxiter"], options["maxcor"], options["maxls"]
+    gtol = options["gtol"]
+    factr = options["ftol"] / np.finfo(float).eps
     states = []
     for x in x0:
         n = x.size
@@ -615,17 +614,12 @@ def _lockstep_probe() -> tuple[list[np.ndarray], list[float]]:
 
     if not hasattr(_lbfgsb, "setulb"):
         raise AttributeError("scipy.optimize._lbfgsb.setulb is missing")
-    return _batched_lbfgsb_lockstep(quadratic, [np.array([0.9])], 50, 10, 2.2e-9, 1e-5, 20)
+    options = {"maxiter": 50, "maxcor": 10, "ftol": 2.2e-9, "gtol": 1e-5, "maxls": 20}
+    return _batched_lbfgsb_lockstep(quadratic, [np.array([0.9])], options)
 
 
 def _sequential_lbfgsb(
-    values_and_grads: Callable[[list[int], list[np.ndarray]], list[tuple[float, np.ndarray]]],
-    x0: Sequence[np.ndarray],
-    maxiter: int,
-    maxcor: int,
-    ftol: float,
-    gtol: float,
-    maxls: int,
+    values_and_grads: ValuesAndGrads, x0: Sequence[np.ndarray], options: dict[str, Any]
 ) -> tuple[list[np.ndarray], list[float]]:
     """:func:`batched_lbfgsb` through the public ``scipy.optimize.minimize``, one problem after
     another (the same optimizer, without batching)."""
@@ -639,13 +633,7 @@ def _sequential_lbfgsb(
             jac=True,
             method="L-BFGS-B",
             bounds=[(0.0, 1.0)] * x.size,
-            options={
-                "maxiter": maxiter,
-                "maxcor": maxcor,
-                "ftol": ftol,
-                "gtol": gtol,
-                "maxls": maxls,
-            },
+            options=options,
         )
         xs.append(np.clip(res.x, 0.0, 1.0))
         fs.append(float(res.fun))
