@@ -371,25 +371,34 @@ def _machine() -> dict[str, Any]:
          if l.startswith("model name")), platform.processor(),
     )  # fmt: skip
     mem = int(re.search(r"MemTotal:\s+(\d+)", Path("/proc/meminfo").read_text()).group(1))
-    commit = subprocess.run(["git", "-C", str(REPO), "rev-parse", "--short", "HEAD"],
-                            capture_output=True, text=True).stdout.strip()  # fmt: skip
-    dirty = subprocess.run(["git", "-C", str(REPO), "status", "--porcelain", "agents", "bocvs_env"],
-                           capture_output=True, text=True).stdout.strip()  # fmt: skip
     return {
         "cpu": cpu,
         "cores": os.cpu_count(),
         "memory_gb": round(mem / 2**20, 1),
         "python": platform.python_version(),
         "load_average_at_start": os.getloadavg(),
-        "commit": commit,
-        "agents_or_env_modified": bool(dirty),
     }
 
 
-def _episode(report: dict[str, Any], args: argparse.Namespace) -> None:
-    print(f"ETC episode, budget {args.episode_budget:g}", flush=True)
-    extra = ["--budget", str(args.episode_budget), "--timeout", str(args.episode_timeout)]
-    report["episode"] = _run_worker("episode", extra, args.threads)
+def _code_state() -> dict[str, Any]:
+    """The commit measured, and whether ``agents/`` or ``bocvs_env/`` had uncommitted changes."""
+    git = ["git", "-C", str(REPO)]
+    commit = subprocess.run([*git, "rev-parse", "--short", "HEAD"], capture_output=True, text=True)
+    dirty = subprocess.run([*git, "status", "--porcelain", "agents", "bocvs_env"],
+                           capture_output=True, text=True)  # fmt: skip
+    return {"commit": commit.stdout.strip(), "agents_or_env_modified": bool(dirty.stdout.strip())}
+
+
+def _extras(report: dict[str, Any], args: argparse.Namespace, save: Any) -> None:
+    """The ETC episode and the quick preset (unless skipped), saved as they come."""
+    if not args.skip_episode:
+        print(f"ETC episode, budget {args.episode_budget:g}", flush=True)
+        extra = ["--budget", str(args.episode_budget), "--timeout", str(args.episode_timeout)]
+        report["episode"] = _run_worker("episode", extra, args.threads)
+        save()
+    if not args.skip_preset:
+        report["preset"] = _quick_preset(args.preset_timeout)
+        save()
 
 
 def _decisions_at(n: int, report: dict[str, Any], args: argparse.Namespace, data: Path) -> None:
@@ -397,6 +406,9 @@ def _decisions_at(n: int, report: dict[str, Any], args: argparse.Namespace, data
     results, stopped = {}, []
     for method in METHODS:
         if method == "reference" and n > args.reference_max_n:
+            continue
+        if method == "etc" and "ucb-psq" in stopped:  # ETC's decision contains UCB-PSQ's
+            stopped.append(method)
             continue
         if method == "reference":
             repeats = args.reference_repeats if n < 1000 else args.reference_large_repeats
@@ -418,7 +430,7 @@ def _decisions_at(n: int, report: dict[str, Any], args: argparse.Namespace, data
         row["chosen_sets"] = sorted({r["set"] for r in result["repeats"]})
         _quality_row(row, result, results.get("reference"))
         rows.append(row)
-    entry = {"n": n, "rows": rows, "stopped": stopped, "raw": results}
+    entry = {"n": n, "code": _code_state(), "rows": rows, "stopped": stopped, "raw": results}
     report["decisions"].append(entry)
     _print_tables({"decisions": [entry]})
 
@@ -465,20 +477,15 @@ def _parent(args: argparse.Namespace) -> None:
         data = Path(tmp) / "data.npz"
         report["env_step"] = _make_data(max(args.sizes), data)
         print(f"env.step: {report['env_step']}", flush=True)
-        episode_done = args.skip_episode
+        extras_done = False
         for n in args.sizes:
-            if not episode_done and n > args.episode_after:
-                _episode(report, args)
-                save()
-                episode_done = True
+            if not extras_done and n > args.episode_after:
+                _extras(report, args, save)
+                extras_done = True
             _decisions_at(n, report, args, data)
             save()
-        if not episode_done:
-            _episode(report, args)
-            save()
-    if not args.skip_preset:
-        report["preset"] = _quick_preset(args.preset_timeout)
-        save()
+        if not extras_done:
+            _extras(report, args, save)
     report["finished"] = time.strftime("%Y-%m-%d %H:%M:%S UTC", time.gmtime())
     save()
     _print_tables(report)
@@ -495,7 +502,7 @@ def main() -> None:
         "--reference-max-n",
         type=int,
         default=1000,
-        help="largest n with a reference decision (about 1 h at 3000 on 1 core)",
+        help="largest n with a reference decision (5 min at 1000, about 1 h at 3000, 1 core)",
     )
     p.add_argument("--threads", type=int, default=1, help="torch/BLAS threads per worker")
     p.add_argument("--quality-samples", type=int, default=1 << 14)
@@ -511,12 +518,12 @@ def main() -> None:
         "--episode-after",
         type=int,
         default=1000,
-        help="run the episode after the sizes up to this n (then the larger ones)",
+        help="run the episode and the preset after the sizes up to this n, then the larger ones",
     )
     p.add_argument(
         "--worker-timeout",
         type=float,
-        default=1200.0,
+        default=600.0,
         help="seconds one configuration may run before it is stopped and reported",
     )
     p.add_argument("--skip-episode", action="store_true")
