@@ -17,6 +17,7 @@ from __future__ import annotations
 import argparse
 import json
 import time
+from collections import Counter
 from dataclasses import asdict, dataclass
 from typing import Any
 
@@ -69,6 +70,20 @@ def episode(args: Args, agent_name: str, seed: int) -> tuple[EpisodeRecord, floa
     return record, time.perf_counter() - start
 
 
+def decision_summary(record: EpisodeRecord) -> dict[str, Any]:
+    """For agents with phases (ETC): rounds per phase, resets of S1, and the last S1 and S3."""
+    log = [entry for entry in record.diagnostics if "phase" in entry]
+    if not log:
+        return {}
+    phases = Counter(entry["phase"] for entry in log)
+    return {
+        "phases": dict(phases),
+        "resets": sum(bool(entry.get("reset")) for entry in log),
+        "last_s1": log[-1].get("s1"),
+        "last_s3": log[-1].get("s3"),
+    }
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     for name, default in vars(Args()).items():
@@ -105,6 +120,7 @@ def main() -> None:
                 "spent": float(summary["spent"]),
                 "spend_share": summary["spend_share"],
                 "seconds": seconds,
+                **decision_summary(record),
             }
             rows[name].append(row)
             print(json.dumps(row), flush=True)
