@@ -14,6 +14,7 @@ from agents.base import Agent, BaseAgent
 from agents.cvs import EstimatedCostUCBCVSAgent, UCBCVSAgent
 from agents.etc import ETCAgent
 from agents.psq import UCBPSQAgent
+from agents.registry import NEEDS_PARAMS
 from bocvs_env.env import BOCVSEnv
 from bocvs_env.evaluation import public_info, run_episode
 from bocvs_env.problems import (
@@ -82,10 +83,12 @@ def play(env: BOCVSEnv, agent: Agent, seed: int) -> list[tuple[int, list[float]]
 
 
 MODEL_AGENTS = sorted(set(AGENTS) - {"random"})
+#: Agents that play without a trained model (the SB3 adapter is tested in the benchmark tests).
+PLAYABLE = sorted(n for n in AGENTS if "model" not in NEEDS_PARAMS.get(n, ()))
 
 
 @pytest.mark.parametrize("problem_name", ["hartmann3", "hartmann6_12d"])
-@pytest.mark.parametrize("name", sorted(AGENTS))
+@pytest.mark.parametrize("name", PLAYABLE)
 def test_agent_plays_a_full_episode(name: str, problem_name: str) -> None:
     problem = flat_cost_problem(problem_name)
     env = BOCVSEnv(problem, privileged_info=False)
@@ -93,7 +96,7 @@ def test_agent_plays_a_full_episode(name: str, problem_name: str) -> None:
     assert len(actions) == int(BUDGET / FLAT_COSTS) + 1  # the last action is not paid
 
 
-@pytest.mark.parametrize("name", sorted(AGENTS))
+@pytest.mark.parametrize("name", PLAYABLE)
 def test_agent_plays_a_user_defined_problem_reproducibly(name: str) -> None:
     problem = custom_problem()
     env = BOCVSEnv(problem, privileged_info=False)
@@ -214,11 +217,14 @@ def test_bad_parameters_are_rejected() -> None:
 
 
 def test_registry_builds_every_agent_with_its_name() -> None:
-    for name in AGENTS:
+    for name in PLAYABLE:
         params = {"costs": [1.0]} if name == "ucb-cvs" else {}
         agent = make_agent(name, **params)
         assert isinstance(agent, BaseAgent)
         assert agent.name == name
+    for name, needed in NEEDS_PARAMS.items():
+        with pytest.raises(ValueError, match=f"{name!r} needs the parameters .{needed[0]!r}"):
+            make_agent(name)
 
 
 def test_reference_lengthscale_by_problem_name() -> None:
@@ -231,3 +237,21 @@ def test_reference_lengthscale_by_problem_name() -> None:
     agent.reset(replace(env.task, name="airfoil"), obs, public_info(info), seed=0)
     assert agent.resolved_lengthscale() == 0.2
     assert ETCAgent(lengthscale=0.3).params()["lengthscale"] == 0.3
+
+
+def test_set_maxima_never_returns_less_than_an_incumbent() -> None:
+    problem = custom_problem()
+    env = BOCVSEnv(problem, privileged_info=False)
+    obs, info = env.reset(seed=0)
+    guarded = UCBPSQAgent(n_samples=8, raw_samples=2, n_restarts=1, maxiter=1)
+    guarded.reset(env.task, obs, public_info(info), seed=0)
+    best = guarded.X[np.argmax(guarded.y)]
+    for bound in ("ucb", "lcb", "mean"):
+        value, _ = guarded.set_maxima([2], bound)[2]
+        at_best = guarded.acquisition.expected(
+            guarded.surrogate, 2, torch.as_tensor(best[None]), bound, guarded.beta
+        )
+        assert value >= float(at_best[0])
+    assert len(guarded._maximizers[2]) == 3
+    with pytest.raises(ValueError, match="n_incumbents"):
+        UCBPSQAgent(n_incumbents=-1)
