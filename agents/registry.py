@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import importlib
+from collections.abc import Iterable
 from typing import Any
 
 from agents.base import Agent
@@ -16,18 +17,38 @@ AGENTS: dict[str, str] = {
     "ucb-cvs": "agents.cvs:UCBCVSAgent",
     "ucb-cvs-est": "agents.cvs:EstimatedCostUCBCVSAgent",
     "etc-50": "agents.cvs:ETC50Agent",
+    "sb3": "agents.sb3:SB3Agent",
 }
+
+#: Name -> the keyword parameters an agent cannot be built without (a trained SB3 model's path;
+#: UCB-CVS's true mean costs, which the benchmark runner grants it from the problem).
+NEEDS_PARAMS: dict[str, tuple[str, ...]] = {
+    "sb3": ("model",),
+    "ucb-cvs": ("costs",),
+}
+
+
+def missing_params(name: str, given: Iterable[str]) -> list[str]:
+    """The parameters of :data:`NEEDS_PARAMS` that agent ``name`` needs and ``given`` lacks."""
+    have = set(given)
+    return [p for p in NEEDS_PARAMS.get(name, ()) if p not in have]
 
 
 def make_agent(name: str, **params: Any) -> Agent:
     """Build a registered agent by name with keyword parameters.
 
     Raises:
-        ValueError: for an unknown name.
+        ValueError: for an unknown name, or when a parameter of :data:`NEEDS_PARAMS` is missing.
     """
     try:
         target = AGENTS[name]
     except KeyError:
         raise ValueError(f"unknown agent {name!r}; expected one of {sorted(AGENTS)}") from None
+    missing = missing_params(name, params)
+    if missing:
+        raise ValueError(
+            f"agent {name!r} needs the parameters {missing}; pass them as keyword arguments "
+            f"(in a sweep config: [agent_params.{name}])"
+        )
     module, cls = target.split(":")
     return getattr(importlib.import_module(module), cls)(**params)

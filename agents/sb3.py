@@ -34,6 +34,7 @@ class SB3Agent:
         name: the agent's name in records and tables.
 
     Raises:
+        FileNotFoundError: when ``model`` is a path with no saved model there.
         ValueError: at :meth:`reset`, when the model's observation or action shape does not fit
             the task (it was trained on a problem of another size).
     """
@@ -47,6 +48,8 @@ class SB3Agent:
     ) -> None:
         if isinstance(model, (str, Path)):
             self.source = str(model)
+            if not any(Path(p).is_file() for p in (self.source, self.source + ".zip")):
+                raise FileNotFoundError(f"no saved SB3 model at {self.source!r} (nor with .zip)")
             cls = getattr(importlib.import_module("stable_baselines3"), algo)
             model = cls.load(self.source, device="cpu")
         else:

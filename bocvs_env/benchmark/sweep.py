@@ -8,9 +8,10 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from agents.registry import AGENTS
+from agents.registry import AGENTS, missing_params
 from bocvs_env.benchmark.config import RunConfig, SweepConfig
 from bocvs_env.benchmark.executors import Executor, Outcome, ProgressFn
+from bocvs_env.benchmark.runner import PRIVILEGED_PARAMS
 from bocvs_env.benchmark.store import ResultStore
 
 
@@ -72,13 +73,22 @@ def pending_runs(sweep: SweepConfig, store: ResultStore) -> tuple[list[RunConfig
 
 
 def check_agents(sweep: SweepConfig) -> None:
-    """Raise ``ValueError`` if the sweep names agents that are not registered."""
+    """Raise ``ValueError`` if the sweep names agents that are not registered, or agents without
+    the parameters they need (:data:`agents.registry.NEEDS_PARAMS`, less what the runner grants
+    through :data:`~bocvs_env.benchmark.runner.PRIVILEGED_PARAMS`), before any run starts."""
     unknown = sorted(set(sweep.agents) - set(AGENTS))
     if unknown:
         raise ValueError(
             f"sweep {sweep.name!r} names unregistered agents {unknown}; "
             f"registered: {sorted(AGENTS)}"
         )
+    for agent in sweep.agents:
+        missing = missing_params(agent, sweep.agent_params.get(agent, {}))
+        if missing and agent not in PRIVILEGED_PARAMS:
+            raise ValueError(
+                f"sweep {sweep.name!r}: agent {agent!r} needs the parameters {missing}; "
+                f"set them in the config's [agent_params.{agent}] table"
+            )
 
 
 def run_sweep(
