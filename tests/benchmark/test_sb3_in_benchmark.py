@@ -7,8 +7,6 @@ from pathlib import Path
 import numpy as np
 import pytest
 import torch
-
-pytest.importorskip("stable_baselines3")
 from stable_baselines3 import PPO
 
 from bocvs_env.benchmark.cli import main
