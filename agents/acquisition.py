@@ -20,7 +20,9 @@ precision ``W``; a Thompson-sampling path is averaged per feature and training p
 
 Maximization (:meth:`ExpectedAcquisition.maximize`), for all requested sets at once:
 
-1. screen ``raw_samples`` scrambled Sobol candidates per set with a cheap score (for a GP,
+1. screen scrambled Sobol candidates per set (``raw_samples``, up to :data:`RAW_SCALE_MAX` times
+   more for a set whose expectation needs fewer samples, e.g. one with no random variables) and
+   the observed inputs (the surrogate's training points) with a cheap score (for a GP,
    ``E[mu] +- beta sqrt(E[sigma^2])``, ``O(n^2)`` per candidate, which equals the expectation
    where the variance is the same at every sample and bounds it otherwise);
 2. refine the best ``n_restarts`` of each set on that score, then polish the best ``n_polish``
@@ -51,6 +53,9 @@ Bound = Literal["ucb", "lcb", "mean"]
 ValuesAndGrads = Callable[[list[int], list[np.ndarray]], list[tuple[float, np.ndarray]]]
 #: The most memory the screening matrices of all sets may keep between evaluations (bytes).
 MOMENT_CACHE_BYTES = 1 << 30
+#: The most by which a set's raw candidates are multiplied when its expectation needs fewer
+#: samples (see :meth:`ExpectedAcquisition.raw_count`).
+RAW_SCALE_MAX = 8
 #: The sign of ``beta sigma`` in each bound.
 _SIGNS = {"ucb": 1.0, "lcb": -1.0, "mean": 0.0}
 
@@ -80,7 +85,9 @@ class ExpectedAcquisition:
             keeps the Sobol points balanced). A set that controls every variable needs none and
             is evaluated at its query alone.
         seed: scrambles the sample set and the raw candidates; same seed, same decisions.
-        raw_samples: Sobol candidates scored per set before refinement.
+        raw_samples: Sobol candidates scored per set before refinement, scaled up for sets whose
+            expectation needs fewer samples (:meth:`raw_count`); the surrogate's training inputs
+            are scored too.
         n_restarts: the best candidates of each set refined by L-BFGS-B.
         maxiter: the L-BFGS-B iteration limit.
         raw_n_samples: raw candidates are screened with only the first ``raw_n_samples``
@@ -381,7 +388,8 @@ class ExpectedAcquisition:
     ) -> list[tuple[float, np.ndarray]]:
         """``max_{x^i} E[bound]`` for each requested set, all optimized together.
 
-        Screens ``raw_samples`` scrambled Sobol candidates per set (:meth:`_screen`), then refines the best ``n_restarts`` of every set, each by its own bounded
+        Screens :meth:`raw_count` scrambled Sobol candidates and the observed inputs per set
+        (:meth:`_screen`), then refines the best ``n_restarts`` of every set, each by its own bounded
         L-BFGS-B with autograd gradients, all evaluated together in one posterior call per
         round (:func:`batched_lbfgsb`), and returns per set the best of the refined points and
         the starts. Deterministic given the seed.
@@ -402,11 +410,8 @@ class ExpectedAcquisition:
         if not sets:
             return []
         idx = [list(self.task.control_sets[i]) for i in sets]
-        # 1. raw candidates, scored without gradients
-        raws = []
-        for k in (len(ix) for ix in idx):
-            engine = SobolEngine(k, scramble=True, seed=self.seed)
-            raws.append(engine.draw(self.raw_samples, dtype=torch.float64))
+        # 1. raw candidates (Sobol points and observed inputs), scored without gradients
+        raws = [self._raw_candidates(surrogate, i, ix) for i, ix in zip(sets, idx, strict=True)]
         with torch.no_grad():
             scores = self._screen(
                 surrogate,
@@ -489,6 +494,27 @@ class ExpectedAcquisition:
                 x = self._embed(idx[j], starts[j][:1])[0].numpy()
             out.append((value, x))
         return out
+
+    def raw_count(self, i: int) -> int:
+        """The Sobol candidates screened for set ``i``: ``raw_samples`` times the factor by which
+        its expectation is cheaper than one over all ``n_samples`` (``n_samples / S_i``), capped
+        at :data:`RAW_SCALE_MAX`; a set with no random variables (``S_i = 1``) gets the most."""
+        self._check_set(i)
+        scale = self.n_samples // self._set_samples[i].shape[0]
+        return self.raw_samples * max(1, min(RAW_SCALE_MAX, scale))
+
+    def _raw_candidates(self, surrogate: Posterior, i: int, idx: list[int]) -> Tensor:
+        """Set ``i``'s raw candidates, ``r x k`` (``k = len(idx)``): :meth:`raw_count` scrambled
+        Sobol points, then the surrogate's training inputs restricted to the set's variables (the
+        most recent :meth:`raw_count` of them, when it exposes ``train_X``), so that the starts
+        are never worse than the best observed point by the screening score."""
+        count = self.raw_count(i)
+        engine = SobolEngine(len(idx), scramble=True, seed=self.seed)
+        parts = [engine.draw(count, dtype=torch.float64)]
+        train_X = getattr(surrogate, "train_X", None)
+        if isinstance(train_X, Tensor) and train_X.shape[0] > 0:
+            parts.append(train_X[-count:, idx].to(torch.float64))
+        return torch.cat(parts)
 
     def _embed(self, idx: list[int], Z: Tensor) -> Tensor:
         """``b x k`` values of the variables ``idx`` -> ``b x d`` queries (others 0.5)."""

@@ -218,6 +218,21 @@ def test_maximize_serves_several_sets_in_order_and_is_deterministic() -> None:
     assert alone[0] == pytest.approx(first[1][0], abs=1e-4)
 
 
+@pytest.mark.parametrize("bound", ["ucb", "lcb"])
+def test_a_full_set_starts_from_the_best_training_point(bound: str) -> None:
+    """With four Sobol candidates, one start and one L-BFGS-B iteration, the maximum over the full
+    set is still at least the bound at the best of the 30 observed inputs (raw candidates, as
+    many as the set's Sobol candidates: 32)."""
+    task = make_task()
+    gp = fitted_gp()
+    acq = ExpectedAcquisition(task, n_samples=16, raw_samples=4, n_restarts=1, maxiter=1)
+    assert acq.raw_count(2) == 32 and acq.raw_count(0) == 4  # no random variables: 8x the Sobol
+    at_data = acq.expected(gp, 2, gp.train_X, bound)
+    ((value, x),) = acq.maximize(gp, [2], bound)
+    assert value >= float(at_data.max()) - 1e-12
+    assert value == pytest.approx(float(acq.expected(gp, 2, torch.from_numpy(x)[None], bound)[0]))
+
+
 @pytest.mark.parametrize("mode", ["fixed", "fitted"])
 def test_maximize_without_data_returns_the_prior_bound(mode: str) -> None:
     gp = GPSurrogate(4, mode=mode)  # never fitted: the prior, flat, with no gradient
