@@ -24,6 +24,7 @@ from bocvs_env.problems import (
     TruncatedNormal,
     make_problem,
 )
+from bocvs_env.problems.registry import PROBLEMS
 
 #: Small acquisition settings: the tests check the agents' logic, not the optimizer.
 FAST: dict[str, Any] = {"n_samples": 8, "raw_samples": 16, "n_restarts": 1, "maxiter": 5}
@@ -43,10 +44,14 @@ def agent_params(name: str, problem: Problem) -> dict[str, Any]:
     return params
 
 
-def flat_cost_problem(name: str) -> Problem:
-    m = len(make_problem(name).control_sets)
+def flat_cost_problem(name: str, **options: Any) -> Problem:
+    m = len(PROBLEMS[name].control_sets)
     return make_problem(
-        name, budget=BUDGET, cost_model=GaussianCost([FLAT_COSTS] * m, noise_std=0.0), n_initial=5
+        name,
+        budget=BUDGET,
+        cost_model=GaussianCost([FLAT_COSTS] * m, noise_std=0.0),
+        n_initial=5,
+        **options,
     )
 
 
@@ -87,10 +92,12 @@ MODEL_AGENTS = sorted(set(AGENTS) - {"random"})
 PLAYABLE = sorted(n for n in AGENTS if "model" not in NEEDS_PARAMS.get(n, ()))
 
 
-@pytest.mark.parametrize("problem_name", ["hartmann3", "hartmann6_12d"])
+@pytest.mark.parametrize("problem_name", sorted(PROBLEMS))
 @pytest.mark.parametrize("name", PLAYABLE)
-def test_agent_plays_a_full_episode(name: str, problem_name: str) -> None:
-    problem = flat_cost_problem(problem_name)
+def test_agent_plays_a_full_episode(name: str, problem_name: str, request) -> None:
+    needs_data = PROBLEMS[problem_name].needs_data
+    options = {"data_dir": request.getfixturevalue("data_dir")} if needs_data else {}
+    problem = flat_cost_problem(problem_name, **options)
     env = BOCVSEnv(problem, privileged_info=False)
     actions = play(env, make_agent(name, **agent_params(name, problem)), seed=3)
     assert len(actions) == int(BUDGET / FLAT_COSTS) + 1  # the last action is not paid
