@@ -9,7 +9,7 @@ first ``n`` observations:
   from scratch, 1,024 i.i.d. samples, random search and L-BFGS-B on finite differences), UCB
   over all 7 sets, GP fit included;
 - ``ucb-psq``: UCB-PSQ's decision through the agent's own surrogate and acquisition
-  (``UCBPSQAgent(prefer_full_set=False)``: ``max E[u]`` over all 7 sets);
+  (``UCBPSQAgent(prefer_full_set=False, surrogate_mode="fixed")``: ``max E[u]`` over all 7 sets);
 - ``etc``: one ETC exploitation round at its most expensive (``max E[l]`` over the maximal sets,
   as ETC computes it, and ``max E[u]`` over all 7 sets, as when no bar rules a set out).
 
@@ -102,7 +102,11 @@ def _agent_repeat(method: str, task: Any, X: np.ndarray, y: np.ndarray, seed: in
     from agents.etc import ETCAgent
     from agents.psq import UCBPSQAgent
 
-    agent = UCBPSQAgent(prefer_full_set=False) if method == "ucb-psq" else ETCAgent()
+    # The reference's fixed hyperparameters, so that both decisions see the same posterior.
+    model = {"surrogate_mode": "fixed"}
+    agent = (
+        UCBPSQAgent(prefer_full_set=False, **model) if method == "ucb-psq" else ETCAgent(**model)
+    )
     info = {"initial_x": X[:-1], "initial_y": y[:-1]}
     agent.reset(task, {}, info, seed=seed)
     _ = agent.surrogate.precision  # built once per episode, then extended every round
@@ -180,7 +184,7 @@ def _worker_episode(args: argparse.Namespace) -> dict[str, Any]:
 
     env = BOCVSEnv(PROBLEM["problem"], cost_set=PROBLEM["cost_set"], variance=PROBLEM["variance"],
                    budget=args.budget)  # fmt: skip
-    agent = ETCAgent()
+    agent = ETCAgent(surrogate_mode="fixed")
     trace: list[list[float]] = []
     t0 = time.perf_counter()
 

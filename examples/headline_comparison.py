@@ -38,7 +38,7 @@ class Args:
     seeds: int = 5
     first_seed: int = 0
     agents: str = "etc,ucb-psq,ts-psq,etc-50,random"
-    surrogate_mode: str = "fixed"  # "fixed" (the references' GP) or "fitted" (ARD, BoTorch's)
+    surrogate_mode: str = "fitted"  # "fitted" (ARD, BoTorch's) or "fixed" (the references' GP)
     n_samples: int = 128
     raw_samples: int = 256
     n_restarts: int = 8
