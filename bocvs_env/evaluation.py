@@ -94,6 +94,7 @@ def run_episode(
     xs: list[np.ndarray] = []
     ys: list[float] = []
     costs: list[float] = []
+    gs: list[float] = []  # the env's per-step privileged g, when it computes it
     while True:
         action = agent.act(obs)
         obs, reward, terminated, truncated, info = env.step(action)
@@ -102,6 +103,8 @@ def run_episode(
             xs.append(obs["x"])
             ys.append(float(obs["y"][0]))
             costs.append(float(obs["cost"][0]))
+            if PRIVILEGED_KEY in info:
+                gs.append(float(info[PRIVILEGED_KEY]["g"]))
         agent.observe(action, obs, float(reward), terminated, truncated, public_info(info))
         if progress is not None:
             progress(float(info["spent"]), task.budget)
@@ -109,7 +112,8 @@ def run_episode(
             break
     set_arr = np.asarray(sets, dtype=np.int64)
     x_arr = np.asarray(xs, dtype=np.float64).reshape(-1, task.dim)
-    g = base.goal.g_batch(set_arr, x_arr)
+    # Reuse the env's per-step values; compute them in one batch only if it did not.
+    g = np.asarray(gs) if len(gs) == len(sets) else base.goal.g_batch(set_arr, x_arr)
     diagnostics = getattr(agent, "diagnostics", None)
     return EpisodeRecord(
         problem=base.problem.name,
