@@ -121,10 +121,12 @@ def _exit_with_parent(parent: int) -> None:
     os._exit(1)
 
 
-def _init_worker(sink: _Sink | None) -> None:
+def _init_worker(sink: _Sink | None, driver: int) -> None:
+    """Set up a worker; ``driver`` is the driver's pid, passed in rather than read here, so that
+    a worker still starting up when its driver is killed (already reparented) exits too."""
     global _WORKER_SINK
     _WORKER_SINK = sink
-    threading.Thread(target=_exit_with_parent, args=(os.getppid(),), daemon=True).start()
+    threading.Thread(target=_exit_with_parent, args=(driver,), daemon=True).start()
 
 
 def _execute_in_pool(config: RunConfig) -> Outcome:
@@ -159,7 +161,7 @@ class LocalExecutor(Executor):
             max_workers=min(self.workers, len(configs)),
             mp_context=ctx,
             initializer=_init_worker,
-            initargs=(queue,),
+            initargs=(queue, os.getpid()),
         ) as pool:
             futures: dict[Future[Outcome], RunConfig] = {
                 pool.submit(_execute_in_pool, c): c for c in configs
