@@ -269,11 +269,13 @@ class GPSurrogate:
             L22inv = torch.linalg.solve_triangular(L22, torch.eye(k, dtype=L22.dtype), upper=False)
             corner = -V @ L22inv  # -W K12 S^-1
             W = torch.empty(n + k, n + k, dtype=torch.float64)
-            W[:n, :n] = torch.addmm(self._W, V, V.T)
+            W[:n, :n] = self._W
+            W[:n, :n].addmm_(V, V.T)  # in place: no third n x n matrix
             W[:n, n:] = corner
             W[n:, :n] = corner.T
             W[n:, n:] = L22inv.T @ L22inv
-            self._W = W
+            self._W = W  # the old precision is freed before the new factor is allocated
+            del W
         L = torch.zeros(n + k, n + k, dtype=torch.float64)
         L[:n, :n] = self._L
         L[n:, :n] = L21t.T
@@ -424,6 +426,12 @@ class GPSurrogate:
             var = h.outputscale - h.outputscale**2 * _QuadraticForm.apply(A, M)
         root = var.clamp_min(MIN_VARIANCE * h.outputscale).sqrt()
         return mean * h.y_scale + h.y_shift, root * h.y_scale
+
+    def std_range(self) -> tuple[float, float]:
+        """The smallest and largest standard deviation any posterior point (or the root of
+        :meth:`averaged_moments`) can have, in the units of ``y``: the clamp and the prior's."""
+        h = self.hyper
+        return (MIN_VARIANCE * h.outputscale) ** 0.5 * h.y_scale, h.outputscale**0.5 * h.y_scale
 
     def averaged_mean(self, A: Tensor, b_alpha: Tensor) -> Tensor:
         """The posterior mean averaged over the random variables, from the controlled factors.

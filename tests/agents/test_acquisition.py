@@ -7,7 +7,7 @@ import pytest
 import torch
 from torch import Tensor
 
-from agents.acquisition import ExpectedAcquisition, batched_lbfgsb
+from agents.acquisition import ExpectedAcquisition, _distinct_best, batched_lbfgsb
 from agents.surrogate import GPSurrogate
 from bocvs_env.problems.distributions import TruncatedNormal
 from bocvs_env.task import Task
@@ -254,3 +254,57 @@ def test_bad_arguments_are_rejected() -> None:
         acq.expected(Bump(), 0, X, "upper")
     with pytest.raises(ValueError, match="out of range"):
         acq.maximize(Bump(), [3])
+
+
+@pytest.mark.parametrize("bound", ["ucb", "lcb", "mean"])
+@pytest.mark.parametrize("lengthscale", [0.05, 0.3])
+def test_screening_skips_only_candidates_that_cannot_reach_the_top(
+    bound: str, lengthscale: float, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    scored: list[int] = []
+    moments = GPSurrogate.averaged_moments
+    monkeypatch.setattr(
+        GPSurrogate,
+        "averaged_moments",
+        lambda self, A, m: (scored.append(A.shape[0]), moments(self, A, m))[1],
+    )
+    rng = np.random.default_rng(4)
+    X = rng.random((200, 4))
+    gp = GPSurrogate(4, lengthscale=lengthscale)
+    gp.fit(X, 3.0 * np.exp(-20.0 * ((X - 0.4) ** 2).sum(-1)))
+    task = make_task()
+    acq = ExpectedAcquisition(task, n_samples=64, raw_samples=512, n_restarts=8, seed=1)
+    sets = list(range(task.n_sets))
+    idx = [list(task.control_sets[i]) for i in sets]
+    raws = [acq._raw_candidates(gp, i, ix) for i, ix in zip(sets, idx, strict=True)]
+    with torch.no_grad():
+        tops = acq._screen_top(gp, sets, idx, raws, bound, 2.0)
+        n_scored = sum(scored)
+        scores = acq._screen(
+            gp,
+            [(i, acq._embed(ix, Z)) for i, ix, Z in zip(sets, idx, raws, strict=True)],
+            bound,
+            2.0,
+        )
+    for top, score in zip(tops, scores, strict=True):
+        assert torch.equal(top, score.topk(8).indices)
+    # the variance (the O(n^2) part) was computed for a minority of the candidates
+    assert n_scored < sum(r.shape[0] for r in raws) / 2
+
+
+def test_std_range_bounds_every_posterior_standard_deviation() -> None:
+    gp = fitted_gp()
+    low, high = gp.std_range()
+    X = torch.rand(500, 4, dtype=torch.float64, generator=torch.Generator().manual_seed(2))
+    _, std = gp.mean_std(torch.cat([X, gp.train_X]))
+    assert low <= float(std.min()) and float(std.max()) <= high
+    assert high == pytest.approx(float(gp.mean_std(torch.full((1, 4), 50.0))[1]))
+
+
+def test_polishing_skips_starts_that_converged_to_the_same_point() -> None:
+    points = [np.array([0.2, 0.2]), np.array([0.2, 0.2 + 1e-5]), np.array([0.7, 0.1])]
+    points.append(np.array([0.9, 0.9]))
+    minus_values = [-3.0, -3.1, -2.0, -1.0]
+    assert _distinct_best([0, 1, 2, 3], points, minus_values, limit=2) == [1, 2]
+    assert _distinct_best([0, 1, 2, 3], points, minus_values, limit=4) == [1, 2, 3]
+    assert _distinct_best([0, 2], points, minus_values, limit=4) == [0, 2]
