@@ -2,23 +2,15 @@
 
 from __future__ import annotations
 
-import importlib.util
-import sys
-from pathlib import Path
-
 import numpy as np
 import pytest
 import torch
+from bench_helpers import load_benchmark_script
 
 from agents.surrogate import GPSurrogate
 from bocvs_env.problems import make_problem
 
-_PATH = Path(__file__).resolve().parents[2] / "benchmarks" / "reference.py"
-_SPEC = importlib.util.spec_from_file_location("bocvs_benchmark_reference", _PATH)
-assert _SPEC is not None and _SPEC.loader is not None
-reference = importlib.util.module_from_spec(_SPEC)
-sys.modules[_SPEC.name] = reference
-_SPEC.loader.exec_module(reference)
+reference = load_benchmark_script("reference")
 
 
 @pytest.fixture(scope="module")
