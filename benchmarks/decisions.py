@@ -444,7 +444,9 @@ def _quick_preset(timeout: float) -> dict[str, Any]:
     ``timeout`` seconds)."""
     print("bocvs run --preset quick", flush=True)
     with tempfile.TemporaryDirectory() as tmp:
-        cmd = ["bocvs", "run", "--preset", "quick", "--store", f"{tmp}/quick.db", "--no-plot"]
+        # the CLI of the running interpreter (``bocvs`` need not be on PATH)
+        cmd = [sys.executable, "-m", "bocvs_env.benchmark", "run", "--preset", "quick"]
+        cmd += ["--store", f"{tmp}/quick.db", "--no-plot"]
         t0 = time.perf_counter()
         try:
             proc = subprocess.run(cmd, capture_output=True, text=True, cwd=tmp, timeout=timeout)
