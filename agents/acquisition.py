@@ -105,9 +105,11 @@ class ExpectedAcquisition:
         pre_refine: for a :class:`GPSurrogate` and a ``"ucb"``/``"lcb"``/``"mean"`` bound, first
             refine the starts on the ``O(n^2)``-per-point screening score (which equals the
             expectation wherever the variance is the same for every sample, and bounds it
-            otherwise), then polish on the exact expectation: far fewer exact evaluations. Only
-            while the screening matrices fit in :data:`MOMENT_CACHE_BYTES` (``n`` up to about
-            4,000 with 7 sets); beyond, the starts are refined on the exact expectation alone.
+            otherwise), then polish on the exact expectation: far fewer exact evaluations. All
+            sets at once while their ``n x n`` screening matrices fit in
+            :data:`MOMENT_CACHE_BYTES` (``n`` up to about 4,000 with 7 sets), set by set while
+            one does (``n`` up to about 11,500); beyond, the starts are refined on the exact
+            expectation alone.
         n_polish: after pre-refinement, polish on the exact expectation only the best
             ``n_polish`` distinct points of each set by their screening score (``None``: all
             ``n_restarts``; starts that converged within :data:`DISTINCT_TOLERANCE` of a better
@@ -347,48 +349,57 @@ class ExpectedAcquisition:
             parts = [(i, self._embed(ix, Z)) for i, ix, Z in zip(sets, idx, raws, strict=True)]
             scores = self._screen(surrogate, parts, bound, beta)
             return [s.topk(k).indices for s in scores]
+        return [
+            self._screen_top_gp(surrogate, i, ix, Z, bound, beta)
+            for i, ix, Z in zip(sets, idx, raws, strict=True)
+        ]
+
+    def _screen_top_gp(
+        self, surrogate: GPSurrogate, i: int, ix: list[int], Z: Tensor, bound: Bound, beta: float
+    ) -> Tensor:
+        """:meth:`_screen_top` of one set for a GP and a string bound (its screening matrix is
+        released on return, before the next set's is computed)."""
+        k = self.n_restarts
         sign = _sign(bound)
         low, high = surrogate.std_range()
-        out = []
-        for i, ix, Z in zip(sets, idx, raws, strict=True):
-            A = surrogate.cross_factor(Z, ix)  # r x n
-            moments = self._moments(surrogate, i)
-            mean = surrogate.averaged_mean(A, moments[0])
-            if sign == 0.0:
-                out.append(mean.topk(k).indices)
-                continue
-            upper = mean + sign * beta * (high if sign > 0 else low)
-            order = upper.argsort(descending=True)
-            scores = torch.full_like(mean, -torch.inf)
-            chunk = max(SCREEN_CHUNK, k)
-            for lo in range(0, order.numel(), chunk):
-                rows = order[lo : lo + chunk]
-                scores[rows] = self._combine(
-                    *surrogate.averaged_moments(A[rows], moments), bound, beta
-                )
-                if lo + chunk < order.numel():
-                    kth = scores.topk(k).values[-1]
-                    if upper[order[lo + chunk]] < kth - 1e-9 * (1.0 + kth.abs()):
-                        break  # no candidate left can reach the top
-            out.append(scores.topk(k).indices)
-        return out
+        A = surrogate.cross_factor(Z, ix)  # r x n
+        moments = self._moments(surrogate, i)
+        mean = surrogate.averaged_mean(A, moments[0])
+        if sign == 0.0:
+            return mean.topk(k).indices
+        upper = mean + sign * beta * (high if sign > 0 else low)
+        order = upper.argsort(descending=True)
+        scores = torch.full_like(mean, -torch.inf)
+        chunk = max(SCREEN_CHUNK, k)
+        for lo in range(0, order.numel(), chunk):
+            rows = order[lo : lo + chunk]
+            scores[rows] = self._combine(*surrogate.averaged_moments(A[rows], moments), bound, beta)
+            if lo + chunk < order.numel():
+                kth = scores.topk(k).values[-1]
+                if upper[order[lo + chunk]] < kth - 1e-9 * (1.0 + kth.abs()):
+                    break  # no candidate left can reach the top
+        return scores.topk(k).indices
 
     def _moments(self, surrogate: GPSurrogate, i: int) -> tuple[Tensor, Tensor]:
         """:meth:`GPSurrogate.factor_moments` of set ``i``'s sample factor, cached until the next
-        fit while the ``n x n`` matrices of all sets fit in :data:`MOMENT_CACHE_BYTES`."""
+        fit: as many sets' ``n x n`` matrices as fit in :data:`MOMENT_CACHE_BYTES`, the oldest
+        dropped (before the new one is computed) when it is full."""
         self._sample_factor(surrogate, i)  # validates the cache
         if i in self._moment_cache:
             return self._moment_cache[i]
+        capacity = self._moment_capacity(surrogate)
+        while self._moment_cache and len(self._moment_cache) >= capacity:
+            del self._moment_cache[next(iter(self._moment_cache))]
         moments = surrogate.factor_moments(self._sample_factor(surrogate, i))
         if self.exact_mean:
             moments = (self._embedding(surrogate, i), moments[1])
-        if self._moments_fit_cache(surrogate):
+        if capacity >= 1:
             self._moment_cache[i] = moments
         return moments
 
-    def _moments_fit_cache(self, surrogate: GPSurrogate) -> bool:
-        """Whether the ``n x n`` screening matrices of every set fit in the cache."""
-        return 8 * self.task.n_sets * surrogate.n_train**2 <= MOMENT_CACHE_BYTES
+    def _moment_capacity(self, surrogate: GPSurrogate) -> int:
+        """How many sets' ``n x n`` screening matrices fit in :data:`MOMENT_CACHE_BYTES`."""
+        return MOMENT_CACHE_BYTES // max(1, 8 * surrogate.n_train**2)
 
     def _embedding(self, surrogate: GPSurrogate, i: int) -> Tensor:
         """``E[F_free(X^-i, x_j)] * alpha_j`` in closed form (``n``), cached until the next fit."""
@@ -473,13 +484,16 @@ class ExpectedAcquisition:
         if not sets:
             return []
         idx = [list(self.task.control_sets[i]) for i in sets]
-        # 1. raw candidates (Sobol points and observed inputs), scored without gradients
+        # 1. raw candidates (Sobol points and observed inputs), scored without gradients; the best
+        # of each set refined by its own L-BFGS-B, all evaluated together in lockstep: first on
+        # the screening score (a GP's bounds), then (2.) on the exact expectation
         raws = [self._raw_candidates(surrogate, i, ix) for i, ix in zip(sets, idx, strict=True)]
-        with torch.no_grad():
-            tops = self._screen_top(surrogate, sets, idx, raws, bound, beta)
-        starts = [Z[top] for Z, top in zip(raws, tops, strict=True)]
-        # 2. every start refined by its own L-BFGS-B, all evaluated together in lockstep
-        owners = [j for j in range(len(sets)) for _ in range(self.n_restarts)]  # problem -> set
+        screened_gp = self.pre_refine and isinstance(surrogate, GPSurrogate) and not callable(bound)
+        capacity = self._moment_capacity(surrogate) if screened_gp else 0
+        pre_refine = screened_gp and (capacity >= 1 or self.n_polish is None)
+        # all sets together while their screening matrices fit, else one set (matrix) at a time
+        together = not pre_refine or capacity >= len(sets)
+        groups = [list(range(len(sets)))] if together else [[j] for j in range(len(sets))]
 
         def objective(
             evaluate: Callable[[list[tuple[int, Tensor]]], list[Tensor]], owners: list[int]
@@ -512,27 +526,43 @@ class ExpectedAcquisition:
 
             return values_and_grads
 
-        refined = [row.numpy().copy() for st in starts for row in st]
-        screened_gp = self.pre_refine and isinstance(surrogate, GPSurrogate) and not callable(bound)
-        if screened_gp and not self._moments_fit_cache(surrogate) and self.n_polish is not None:
-            # too large to pre-refine: polish the best-screened starts (each set's are sorted)
-            keep = [p for p in range(len(owners)) if p % self.n_restarts < self.n_polish]
+        best_first: dict[int, Tensor] = {}  # set -> its starts, best screened first
+        refined: list[np.ndarray] = []
+        owners: list[int] = []  # problem -> set
+        screened: list[float] = []
+        for group in groups:
+            with torch.no_grad():
+                tops = self._screen_top(
+                    surrogate,
+                    [sets[j] for j in group],
+                    [idx[j] for j in group],
+                    [raws[j] for j in group],
+                    bound,
+                    beta,
+                )
+            for j, top in zip(group, tops, strict=True):
+                best_first[j] = raws[j][top]
+            mine = [j for j in group for _ in range(self.n_restarts)]
+            points = [row.numpy().copy() for j in group for row in best_first[j]]
+            if pre_refine:
+                screen = objective(lambda parts: self._screen(surrogate, parts, bound, beta), mine)
+                points, values = batched_lbfgsb(screen, points, maxiter=self.maxiter)
+            else:  # each set's starts in screening order, best first
+                values = [float(rank) for _ in group for rank in range(self.n_restarts)]
+            refined, owners, screened = refined + points, owners + mine, screened + values
+        starts = [best_first[j] for j in range(len(sets))]
+        if screened_gp and self.n_polish is not None:  # polish the best distinct points per set
+            keep = [
+                p
+                for j in range(len(sets))
+                for p in _distinct_best(
+                    [p for p in range(len(owners)) if owners[p] == j],
+                    refined,
+                    screened,
+                    self.n_polish,
+                )
+            ]
             refined, owners = [refined[p] for p in keep], [owners[p] for p in keep]
-        elif screened_gp:
-            screen = objective(lambda parts: self._screen(surrogate, parts, bound, beta), owners)
-            refined, screened = batched_lbfgsb(screen, refined, maxiter=self.maxiter)
-            if self.n_polish is not None:  # polish only the best distinct points of each set
-                keep = [
-                    p
-                    for j in range(len(sets))
-                    for p in _distinct_best(
-                        [p for p in range(len(owners)) if owners[p] == j],
-                        refined,
-                        screened,
-                        self.n_polish,
-                    )
-                ]
-                refined, owners = [refined[p] for p in keep], [owners[p] for p in keep]
         exact = objective(lambda parts: self._expected_many(surrogate, parts, bound, beta), owners)
         refined, minus_values = batched_lbfgsb(exact, refined, maxiter=self.maxiter)
         # 3. per set, the best refined point (L-BFGS-B reports the exact value at its final

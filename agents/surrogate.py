@@ -393,8 +393,11 @@ class GPSurrogate:
 
         Returns:
             ``mean_s(B_s) * alpha`` (``n``) and ``W * (B^T B / s)`` (``n x n``, elementwise with
-            the :attr:`precision` ``W``).
+            the :attr:`precision` ``W``; ``W`` itself, not a copy, when ``B`` is one row of ones,
+            i.e. for a set without random variables: read-only).
         """
+        if B.shape[0] == 1 and bool((B == 1.0).all()):  # no random variables: W itself
+            return self._alpha.clone(), self.precision
         M = B.T @ B
         M.mul_(self.precision).div_(B.shape[0])  # in place: one n x n matrix at a time
         return B.mean(0) * self._alpha, M

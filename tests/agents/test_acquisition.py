@@ -201,6 +201,41 @@ def test_without_room_to_pre_refine_the_best_screened_starts_are_polished(
         assert v2 == pytest.approx(v1, abs=1e-4)
 
 
+def test_with_room_for_one_screening_matrix_sets_are_pre_refined_one_at_a_time(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import agents.acquisition
+
+    task = make_task()
+    gp = fitted_gp()
+    sets = [0, 1, 2]
+    together = ExpectedAcquisition(task, n_samples=32, n_restarts=6).maximize(gp, sets)
+    one_matrix = 8 * gp.n_train**2
+    monkeypatch.setattr(agents.acquisition, "MOMENT_CACHE_BYTES", one_matrix)
+    acq = ExpectedAcquisition(task, n_samples=32, n_restarts=6)
+    calls: list[int] = []
+    moments = GPSurrogate.factor_moments
+    monkeypatch.setattr(
+        GPSurrogate, "factor_moments", lambda self, B: (calls.append(1), moments(self, B))[1]
+    )
+    alone = acq.maximize(gp, sets)
+    assert len(acq._moment_cache) == 1
+    assert len(calls) == len(sets)  # each set's matrix computed once: screened, then refined
+    for (v1, x1), (v2, x2) in zip(together, alone, strict=True):
+        assert v2 == pytest.approx(v1, abs=1e-12)
+        np.testing.assert_allclose(x2, x1, atol=1e-9)
+
+
+def test_a_set_without_random_variables_screens_with_the_precision_itself() -> None:
+    gp = fitted_gp()
+    b_alpha, M = gp.factor_moments(torch.ones(1, gp.n_train, dtype=torch.float64))
+    assert M is gp.precision
+    torch.testing.assert_close(b_alpha, gp.alpha)
+    B = torch.rand(5, gp.n_train, dtype=torch.float64, generator=torch.Generator().manual_seed(1))
+    _, M5 = gp.factor_moments(B)
+    torch.testing.assert_close(M5, gp.precision * (B.T @ B) / 5)
+
+
 def test_maximize_serves_several_sets_in_order_and_is_deterministic() -> None:
     task = make_task()
     acq = ExpectedAcquisition(task, n_samples=32, raw_samples=32, n_restarts=2, seed=5)
