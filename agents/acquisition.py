@@ -46,7 +46,7 @@ from threadpoolctl import threadpool_limits
 from torch import Tensor
 from torch.quasirandom import SobolEngine
 
-from agents.surrogate import GPSurrogate, SamplePath
+from agents.surrogate import CHUNK_ELEMENTS, GPSurrogate, SamplePath
 from bocvs_env.goal import quasi_random_inputs
 from bocvs_env.task import Task
 
@@ -362,9 +362,16 @@ class ExpectedAcquisition:
         k = self.n_restarts
         sign = _sign(bound)
         low, high = surrogate.std_range()
-        A = surrogate.cross_factor(Z, ix)  # r x n
         moments = self._moments(surrogate, i)
-        mean = surrogate.averaged_mean(A, moments[0])
+        # the r x n cross factors in blocks, never all at once (r is in the thousands for a
+        # set without random variables)
+        block = max(SCREEN_CHUNK, CHUNK_ELEMENTS // max(1, surrogate.n_train))
+        mean = torch.cat(
+            [
+                surrogate.averaged_mean(surrogate.cross_factor(Z[lo : lo + block], ix), moments[0])
+                for lo in range(0, Z.shape[0], block)
+            ]
+        )
         if sign == 0.0:
             return mean.topk(k).indices
         upper = mean + sign * beta * (high if sign > 0 else low)
@@ -373,7 +380,8 @@ class ExpectedAcquisition:
         chunk = max(SCREEN_CHUNK, k)
         for lo in range(0, order.numel(), chunk):
             rows = order[lo : lo + chunk]
-            scores[rows] = self._combine(*surrogate.averaged_moments(A[rows], moments), bound, beta)
+            A = surrogate.cross_factor(Z[rows], ix)
+            scores[rows] = self._combine(*surrogate.averaged_moments(A, moments), bound, beta)
             if lo + chunk < order.numel():
                 kth = scores.topk(k).values[-1]
                 if upper[order[lo + chunk]] < kth - 1e-9 * (1.0 + kth.abs()):
