@@ -15,7 +15,7 @@ spend on the target set ``i*`` and on the costliest set (the last one, cost 1: t
 on airfoil, whose sets all have two variables); then, over all panels, how often ``etc`` has the
 lowest mean regret and how often it beats each baseline.
 
-    python benchmarks/paper_claims.py --store results/paper/bocvs.db [--sweep paper]
+    python benchmarks/paper_claims.py --store results/paper/bocvs.db [--sweep paper] [--seeds 0 1]
 """
 
 from __future__ import annotations
@@ -92,9 +92,14 @@ def main() -> None:
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
     p.add_argument("--store", type=Path, required=True)
     p.add_argument("--sweep", default="paper")
+    p.add_argument("--seeds", type=int, nargs="+", help="only these seeds (default: all)")
     args = p.parse_args()
     with ResultStore(args.store, create=False) as store:
-        runs = [r for r in store.runs() if r.sweep == args.sweep]
+        runs = [
+            r
+            for r in store.runs()
+            if r.sweep == args.sweep and (args.seeds is None or r.config.seed in args.seeds)
+        ]
     summaries = {
         panel: panel_summary(panel, agents) for panel, agents in group_panels(runs).items()
     }
