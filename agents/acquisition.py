@@ -317,10 +317,23 @@ class ExpectedAcquisition:
         out = []
         for i, X in parts:
             ctrl = list(self.task.control_sets[i])
-            A = surrogate.cross_factor(X[:, ctrl], ctrl)
-            mean, root = surrogate.averaged_moments(A, self._moments(surrogate, i))
-            out.append(self._combine(mean, root, bound, beta))
+            moments = self._moments(surrogate, i)
+            out.append(self._gp_screen_score(surrogate, ctrl, X[:, ctrl], moments, bound, beta))
         return out
+
+    def _gp_screen_score(
+        self,
+        surrogate: GPSurrogate,
+        ctrl: list[int],
+        Zc: Tensor,
+        moments: tuple[Tensor, Tensor],
+        bound: Bound,
+        beta: float,
+    ) -> Tensor:
+        """:meth:`_screen`'s GP score of ``b x |ctrl|`` values of the controlled variables, given
+        the set's :meth:`_moments`; shape ``b``."""
+        A = surrogate.cross_factor(Zc, ctrl)
+        return self._combine(*surrogate.averaged_moments(A, moments), bound, beta)
 
     def _screen_top(
         self,
@@ -380,8 +393,7 @@ class ExpectedAcquisition:
         chunk = max(SCREEN_CHUNK, k)
         for lo in range(0, order.numel(), chunk):
             rows = order[lo : lo + chunk]
-            A = surrogate.cross_factor(Z[rows], ix)
-            scores[rows] = self._combine(*surrogate.averaged_moments(A, moments), bound, beta)
+            scores[rows] = self._gp_screen_score(surrogate, ix, Z[rows], moments, bound, beta)
             if lo + chunk < order.numel():
                 kth = scores.topk(k).values[-1]
                 if upper[order[lo + chunk]] < kth - 1e-9 * (1.0 + kth.abs()):

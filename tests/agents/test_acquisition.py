@@ -32,6 +32,20 @@ class Bump:
         return mean, torch.full_like(mean, 0.5)
 
 
+def spy_rows(monkeypatch: pytest.MonkeyPatch, method: str) -> list[int]:
+    """Wrap ``GPSurrogate.<method>(self, M, ...)``: the returned list gets ``M.shape[0]`` per
+    call."""
+    original = getattr(GPSurrogate, method)
+    rows: list[int] = []
+
+    def wrapped(self: GPSurrogate, M: Tensor, *args: object) -> object:
+        rows.append(M.shape[0])
+        return original(self, M, *args)
+
+    monkeypatch.setattr(GPSurrogate, method, wrapped)
+    return rows
+
+
 def fitted_gp() -> GPSurrogate:
     rng = np.random.default_rng(0)
     X = rng.random((30, 4))
@@ -213,11 +227,7 @@ def test_with_room_for_one_screening_matrix_sets_are_pre_refined_one_at_a_time(
     one_matrix = 8 * gp.n_train**2
     monkeypatch.setattr(agents.acquisition, "MOMENT_CACHE_BYTES", one_matrix)
     acq = ExpectedAcquisition(task, n_samples=32, n_restarts=6)
-    calls: list[int] = []
-    moments = GPSurrogate.factor_moments
-    monkeypatch.setattr(
-        GPSurrogate, "factor_moments", lambda self, B: (calls.append(1), moments(self, B))[1]
-    )
+    calls = spy_rows(monkeypatch, "factor_moments")
     alone = acq.maximize(gp, sets)
     assert len(acq._moment_cache) == 1
     assert len(calls) == len(sets)  # each set's matrix computed once: screened, then refined
@@ -296,13 +306,7 @@ def test_bad_arguments_are_rejected() -> None:
 def test_screening_skips_only_candidates_that_cannot_reach_the_top(
     bound: str, lengthscale: float, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    scored: list[int] = []
-    moments = GPSurrogate.averaged_moments
-    monkeypatch.setattr(
-        GPSurrogate,
-        "averaged_moments",
-        lambda self, A, m: (scored.append(A.shape[0]), moments(self, A, m))[1],
-    )
+    scored = spy_rows(monkeypatch, "averaged_moments")
     rng = np.random.default_rng(4)
     X = rng.random((200, 4))
     gp = GPSurrogate(4, lengthscale=lengthscale)
