@@ -11,7 +11,7 @@ from torch import Tensor
 
 from agents.acquisition import Bound, ExpectedAcquisition
 from agents.base import Action, BaseAgent, Observation
-from agents.surrogate import GPSurrogate
+from agents.surrogate import GPSurrogate, SamplePath
 
 #: The lengthscales of the reference codes where they differ from 0.1 (SPEC section 5), by
 #: problem name; the name is part of the public task.
@@ -162,15 +162,13 @@ class ModelBasedAgent(BaseAgent):
         best = self.X[np.argsort(-self.y, kind="stable")[: self.n_incumbents]]
         return np.vstack([*self._maximizers.get(i, []), best]).reshape(-1, self.task.dim)
 
-    def sample_path(self) -> Callable[[Tensor], Tensor]:
-        """One posterior sample path ``batch x d -> batch``, seeded from the agent's generator."""
+    def sample_path(self) -> SamplePath:
+        """One posterior sample path (``batch_shape x d -> 1 x batch_shape``), seeded from the
+        agent's generator. Returned as the :class:`~agents.surrogate.SamplePath` itself, so that
+        the acquisition averages it over the random inputs per feature and training point
+        (:meth:`~agents.surrogate.SamplePath.averaged`) instead of per query and sample."""
         generator = torch.Generator().manual_seed(int(self.rng.integers(2**62)))
-        paths = self.surrogate.sample_paths(1, generator)
-
-        def path(X: Tensor) -> Tensor:
-            return paths(X).squeeze(0)
-
-        return path
+        return self.surrogate.sample_paths(1, generator)
 
     def params(self) -> dict[str, Any]:
         return {

@@ -13,8 +13,9 @@ from agents import AGENTS, make_agent
 from agents.base import Agent, BaseAgent
 from agents.cvs import EstimatedCostUCBCVSAgent, UCBCVSAgent
 from agents.etc import ETCAgent
-from agents.psq import UCBPSQAgent
+from agents.psq import TSPSQAgent, UCBPSQAgent
 from agents.registry import NEEDS_PARAMS
+from agents.surrogate import SamplePath
 from bocvs_env.env import BOCVSEnv
 from bocvs_env.evaluation import public_info, run_episode
 from bocvs_env.problems import (
@@ -169,6 +170,30 @@ def test_psq_plays_the_full_set_or_compares_all_sets() -> None:
     agent = UCBPSQAgent(prefer_full_set=False, **FAST)
     play(env, agent, seed=0)
     assert all(len(entry["values"]) == 3 for entry in agent.diagnostics())
+
+
+def test_ts_psq_averages_its_path_per_feature_not_per_query_and_sample(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # comparing sets with random variables, TS-PSQ's expectation of its sample path takes the
+    # separated average (SamplePath.averaged); the path is never evaluated at query x sample
+    # points, which cost 15x more on airfoil
+    calls = {"averaged": 0, "pointwise": 0}
+    averaged, pointwise = SamplePath.averaged, SamplePath.__call__
+
+    def count(name: str, method: Any) -> Any:
+        def wrapped(self: SamplePath, *args: Any) -> Any:
+            calls[name] += 1
+            return method(self, *args)
+
+        return wrapped
+
+    monkeypatch.setattr(SamplePath, "averaged", count("averaged", averaged))
+    monkeypatch.setattr(SamplePath, "__call__", count("pointwise", pointwise))
+    agent = TSPSQAgent(prefer_full_set=False, **FAST)
+    play(BOCVSEnv(custom_problem(), privileged_info=False), agent, seed=0)
+    assert calls["averaged"] > 0
+    assert calls["pointwise"] == 0
 
 
 def test_etc50_plays_groups_by_size_then_psq() -> None:
