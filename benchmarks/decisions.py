@@ -184,7 +184,7 @@ def _worker_episode(args: argparse.Namespace) -> dict[str, Any]:
 
     env = BOCVSEnv(PROBLEM["problem"], cost_set=PROBLEM["cost_set"], variance=PROBLEM["variance"],
                    budget=args.budget)  # fmt: skip
-    agent = ETCAgent(surrogate_mode="fixed")
+    agent = ETCAgent(surrogate_mode="fixed", alpha0=args.alpha0, halve_every=args.halve_every)
     trace: list[list[float]] = []
     t0 = time.perf_counter()
 
@@ -205,6 +205,8 @@ def _worker_episode(args: argparse.Namespace) -> dict[str, Any]:
     return {
         "completed": completed,
         "budget": args.budget,
+        "alpha0": args.alpha0,
+        "halve_every": args.halve_every,
         "seconds": time.perf_counter() - t0,
         "evaluations": len(agent.y) - env.problem.n_initial,
         "spent": agent.spent,
@@ -360,7 +362,8 @@ def _print_tables(report: dict[str, Any]) -> None:
     ep = report.get("episode")
     if ep:
         state = "completed" if ep["completed"] else "stopped at the time limit"
-        print(f"ETC episode (budget {ep['budget']:g}): {state} after {ep['seconds']:.0f} s, "
+        print(f"ETC episode (budget {ep['budget']:g}, alpha0 {ep.get('alpha0', 0.1):g}, "
+              f"halve_every {ep.get('halve_every') or 'd'}): {state} after {ep['seconds']:.0f} s, "
               f"{ep['evaluations']} evaluations ({ep['explore_rounds']} explore, "
               f"{ep['exploit_rounds']} exploit), spent {ep['spent']:.2f}, plays {ep['plays']}, "
               f"peak {ep['process_peak_mb']:.0f} MB")  # fmt: skip
@@ -397,7 +400,10 @@ def _extras(report: dict[str, Any], args: argparse.Namespace, save: Any) -> None
     """The ETC episode and the quick preset (unless skipped), saved as they come."""
     if not args.skip_episode:
         print(f"ETC episode, budget {args.episode_budget:g}", flush=True)
-        extra = ["--budget", str(args.episode_budget), "--timeout", str(args.episode_timeout)]
+        extra = ["--budget", str(args.episode_budget), "--timeout", str(args.episode_timeout),
+                 "--alpha0", str(args.episode_alpha0)]  # fmt: skip
+        if args.episode_halve_every is not None:
+            extra += ["--halve-every", str(args.episode_halve_every)]
         report["episode"] = _run_worker("episode", extra, args.threads)
         save()
     if not args.skip_preset:
@@ -521,6 +527,17 @@ def main() -> None:
     p.add_argument("--episode-budget", type=float, default=100.0)
     p.add_argument("--episode-timeout", type=float, default=900.0, help="seconds")
     p.add_argument(
+        "--episode-alpha0",
+        type=float,
+        default=0.1,
+        help="ETC's alpha0 in the episode (0.6 lets it exploit a cost-0.01 set of hartmann6_12d)",
+    )
+    p.add_argument(
+        "--episode-halve-every",
+        type=int,
+        help="exploitation evaluations between halvings of alpha in the episode (default: d)",
+    )
+    p.add_argument(
         "--episode-after",
         type=int,
         default=1000,
@@ -544,6 +561,8 @@ def main() -> None:
     p.add_argument("--samples", type=int, help=argparse.SUPPRESS)
     p.add_argument("--budget", type=float, help=argparse.SUPPRESS)
     p.add_argument("--timeout", type=float, help=argparse.SUPPRESS)
+    p.add_argument("--alpha0", type=float, default=0.1, help=argparse.SUPPRESS)
+    p.add_argument("--halve-every", type=int, help=argparse.SUPPRESS)
     args = p.parse_args()
     if args.worker is None:
         _parent(args)
