@@ -183,7 +183,7 @@ def _worker_episode(args: argparse.Namespace) -> dict[str, Any]:
         pass
 
     env = BOCVSEnv(PROBLEM["problem"], cost_set=PROBLEM["cost_set"], variance=PROBLEM["variance"],
-                   budget=args.budget)  # fmt: skip
+                   budget=args.budget, n_initial=args.initial)  # fmt: skip
     agent = ETCAgent(surrogate_mode="fixed", alpha0=args.alpha0, halve_every=args.halve_every)
     trace: list[list[float]] = []
     t0 = time.perf_counter()
@@ -207,6 +207,7 @@ def _worker_episode(args: argparse.Namespace) -> dict[str, Any]:
         "budget": args.budget,
         "alpha0": args.alpha0,
         "halve_every": args.halve_every,
+        "initial_points": env.problem.n_initial,
         "seconds": time.perf_counter() - t0,
         "evaluations": len(agent.y) - env.problem.n_initial,
         "spent": agent.spent,
@@ -363,7 +364,8 @@ def _print_tables(report: dict[str, Any]) -> None:
     if ep:
         state = "completed" if ep["completed"] else "stopped at the time limit"
         print(f"ETC episode (budget {ep['budget']:g}, alpha0 {ep.get('alpha0', 0.1):g}, "
-              f"halve_every {ep.get('halve_every') or 'd'}): {state} after {ep['seconds']:.0f} s, "
+              f"halve_every {ep.get('halve_every') or 'd'}, {ep.get('initial_points', 5)} free "
+              f"initial points): {state} after {ep['seconds']:.0f} s, "
               f"{ep['evaluations']} evaluations ({ep['explore_rounds']} explore, "
               f"{ep['exploit_rounds']} exploit), spent {ep['spent']:.2f}, plays {ep['plays']}, "
               f"peak {ep['process_peak_mb']:.0f} MB")  # fmt: skip
@@ -401,7 +403,7 @@ def _extras(report: dict[str, Any], args: argparse.Namespace, save: Any) -> None
     if not args.skip_episode:
         print(f"ETC episode, budget {args.episode_budget:g}", flush=True)
         extra = ["--budget", str(args.episode_budget), "--timeout", str(args.episode_timeout),
-                 "--alpha0", str(args.episode_alpha0)]  # fmt: skip
+                 "--alpha0", str(args.episode_alpha0), "--initial", str(args.episode_initial)]  # fmt: skip
         if args.episode_halve_every is not None:
             extra += ["--halve-every", str(args.episode_halve_every)]
         report["episode"] = _run_worker("episode", extra, args.threads)
@@ -533,6 +535,12 @@ def main() -> None:
         help="ETC's alpha0 in the episode (0.6 lets it exploit a cost-0.01 set of hartmann6_12d)",
     )
     p.add_argument(
+        "--episode-initial",
+        type=int,
+        default=5,
+        help="free initial points of the episode (the problem's default is 5)",
+    )
+    p.add_argument(
         "--episode-halve-every",
         type=int,
         help="exploitation evaluations between halvings of alpha in the episode (default: d)",
@@ -563,6 +571,7 @@ def main() -> None:
     p.add_argument("--timeout", type=float, help=argparse.SUPPRESS)
     p.add_argument("--alpha0", type=float, default=0.1, help=argparse.SUPPRESS)
     p.add_argument("--halve-every", type=int, help=argparse.SUPPRESS)
+    p.add_argument("--initial", type=int, default=5, help=argparse.SUPPRESS)
     args = p.parse_args()
     if args.worker is None:
         _parent(args)
