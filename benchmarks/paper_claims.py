@@ -16,6 +16,7 @@ on airfoil, whose sets all have two variables); then, over all panels, how often
 lowest mean regret and how often it beats each baseline.
 
     python benchmarks/paper_claims.py --store results/paper/bocvs.db [--sweep paper] [--seeds 0 1]
+        [--problems hartmann6_12d plant]
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ from __future__ import annotations
 import argparse
 import sys
 from collections import defaultdict
+from collections.abc import Sequence
 from pathlib import Path
 
 import numpy as np
@@ -31,7 +33,7 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
 from bocvs_env.benchmark.panels import Panel, group_panels  # noqa: E402
-from bocvs_env.benchmark.store import ResultStore  # noqa: E402
+from bocvs_env.benchmark.store import ResultStore, StoredRun  # noqa: E402
 from bocvs_env.evaluation import EpisodeRecord  # noqa: E402
 from bocvs_env.metrics import evaluations_at, simple_regret_at, target  # noqa: E402
 
@@ -84,6 +86,22 @@ def tally(summaries: dict[Panel, dict[str, dict]]) -> dict[str, np.ndarray]:
     return dict(counts)
 
 
+def select_runs(
+    runs: Sequence[StoredRun],
+    sweep: str,
+    seeds: Sequence[int] | None = None,
+    problems: Sequence[str] | None = None,
+) -> list[StoredRun]:
+    """The runs of ``sweep``, of these seeds and problems (``None``: all)."""
+    return [
+        r
+        for r in runs
+        if r.sweep == sweep
+        and (seeds is None or r.config.seed in seeds)
+        and (problems is None or r.config.problem in problems)
+    ]
+
+
 def _fmt(x: float) -> str:
     return f"{x:.3g}"
 
@@ -93,13 +111,10 @@ def main() -> None:
     p.add_argument("--store", type=Path, required=True)
     p.add_argument("--sweep", default="paper")
     p.add_argument("--seeds", type=int, nargs="+", help="only these seeds (default: all)")
+    p.add_argument("--problems", nargs="+", help="only these problems (default: all)")
     args = p.parse_args()
     with ResultStore(args.store, create=False) as store:
-        runs = [
-            r
-            for r in store.runs()
-            if r.sweep == args.sweep and (args.seeds is None or r.config.seed in args.seeds)
-        ]
+        runs = select_runs(store.runs(), args.sweep, args.seeds, args.problems)
     summaries = {
         panel: panel_summary(panel, agents) for panel, agents in group_panels(runs).items()
     }

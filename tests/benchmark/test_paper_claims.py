@@ -50,3 +50,16 @@ def test_tally_counts_panels_where_etc_is_lower() -> None:
     np.testing.assert_array_equal(counts["beats random"], [2] * k)
     np.testing.assert_array_equal(counts["beats ucb-psq"], [0] * k)
     np.testing.assert_array_equal(counts["panels with ucb-psq"], [1] * k)
+
+
+def test_runs_are_selected_by_sweep_seed_and_problem(stored_runs: list[StoredRun]) -> None:
+    sweep = stored_runs[0].sweep
+    seeds = sorted({r.config.seed for r in stored_runs})
+    assert paper_claims.select_runs(stored_runs, sweep) == stored_runs
+    assert paper_claims.select_runs(stored_runs, "another sweep") == []
+    first = paper_claims.select_runs(stored_runs, sweep, seeds=seeds[:1])
+    assert first and all(r.config.seed == seeds[0] for r in first)
+    assert len(first) < len(stored_runs)
+    problem = stored_runs[0].config.problem
+    assert paper_claims.select_runs(stored_runs, sweep, problems=[problem]) == stored_runs
+    assert paper_claims.select_runs(stored_runs, sweep, problems=["plant"]) == []
