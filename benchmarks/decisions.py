@@ -182,9 +182,12 @@ def _worker_episode(args: argparse.Namespace) -> dict[str, Any]:
     class _Stop(Exception):
         pass
 
+    # options left unset keep the problem's and the agent's defaults
+    initial = {} if args.initial is None else {"n_initial": args.initial}
+    alpha0 = {} if args.alpha0 is None else {"alpha0": args.alpha0}
     env = BOCVSEnv(PROBLEM["problem"], cost_set=PROBLEM["cost_set"], variance=PROBLEM["variance"],
-                   budget=args.budget, n_initial=args.initial)  # fmt: skip
-    agent = ETCAgent(surrogate_mode="fixed", alpha0=args.alpha0, halve_every=args.halve_every)
+                   budget=args.budget, **initial)  # fmt: skip
+    agent = ETCAgent(surrogate_mode="fixed", halve_every=args.halve_every, **alpha0)
     trace: list[list[float]] = []
     t0 = time.perf_counter()
 
@@ -205,8 +208,8 @@ def _worker_episode(args: argparse.Namespace) -> dict[str, Any]:
     return {
         "completed": completed,
         "budget": args.budget,
-        "alpha0": args.alpha0,
-        "halve_every": args.halve_every,
+        "alpha0": agent.alpha0,
+        "halve_every": agent.halve_every,
         "initial_points": env.problem.n_initial,
         "seconds": time.perf_counter() - t0,
         "evaluations": len(agent.y) - env.problem.n_initial,
@@ -402,10 +405,11 @@ def _extras(report: dict[str, Any], args: argparse.Namespace, save: Any) -> None
     """The ETC episode and the quick preset (unless skipped), saved as they come."""
     if not args.skip_episode:
         print(f"ETC episode, budget {args.episode_budget:g}", flush=True)
-        extra = ["--budget", str(args.episode_budget), "--timeout", str(args.episode_timeout),
-                 "--alpha0", str(args.episode_alpha0), "--initial", str(args.episode_initial)]  # fmt: skip
-        if args.episode_halve_every is not None:
-            extra += ["--halve-every", str(args.episode_halve_every)]
+        extra = ["--budget", str(args.episode_budget), "--timeout", str(args.episode_timeout)]
+        for flag, value in (("--alpha0", args.episode_alpha0), ("--initial", args.episode_initial),
+                            ("--halve-every", args.episode_halve_every)):  # fmt: skip
+            if value is not None:
+                extra += [flag, str(value)]
         report["episode"] = _run_worker("episode", extra, args.threads)
         save()
     if not args.skip_preset:
@@ -531,14 +535,12 @@ def main() -> None:
     p.add_argument(
         "--episode-alpha0",
         type=float,
-        default=0.1,
-        help="ETC's alpha0 in the episode (0.6 lets it exploit a cost-0.01 set of hartmann6_12d)",
+        help="ETC's alpha0 in the episode (default: the agent's, 0.1)",
     )
     p.add_argument(
         "--episode-initial",
         type=int,
-        default=5,
-        help="free initial points of the episode (the problem's default is 5)",
+        help="free initial points of the episode (default: the problem's, 5)",
     )
     p.add_argument(
         "--episode-halve-every",
@@ -569,9 +571,9 @@ def main() -> None:
     p.add_argument("--samples", type=int, help=argparse.SUPPRESS)
     p.add_argument("--budget", type=float, help=argparse.SUPPRESS)
     p.add_argument("--timeout", type=float, help=argparse.SUPPRESS)
-    p.add_argument("--alpha0", type=float, default=0.1, help=argparse.SUPPRESS)
+    p.add_argument("--alpha0", type=float, help=argparse.SUPPRESS)
     p.add_argument("--halve-every", type=int, help=argparse.SUPPRESS)
-    p.add_argument("--initial", type=int, default=5, help=argparse.SUPPRESS)
+    p.add_argument("--initial", type=int, help=argparse.SUPPRESS)
     args = p.parse_args()
     if args.worker is None:
         _parent(args)

@@ -7,6 +7,9 @@ import argparse
 
 from bench_helpers import load_benchmark_script
 
+from agents.etc import ETCAgent
+from bocvs_env.problems import Problem
+
 decisions = load_benchmark_script("decisions")
 
 
@@ -25,7 +28,13 @@ def test_episode_runs_with_the_given_tolerance_schedule_and_initial_points() -> 
 
 
 def test_episode_stops_and_says_so_at_its_time_limit() -> None:
-    args = argparse.Namespace(budget=100.0, timeout=0.0, alpha0=0.1, halve_every=None, initial=5)
+    args = argparse.Namespace(
+        budget=100.0, timeout=0.0, alpha0=None, halve_every=None, initial=None
+    )
     report = decisions._worker_episode(args)
     assert not report["completed"]
     assert report["evaluations"] == 1
+    # options left unset keep the agent's and the problem's defaults, and are reported
+    assert report["alpha0"] == ETCAgent().alpha0
+    assert report["halve_every"] is None
+    assert report["initial_points"] == Problem.n_initial
