@@ -35,8 +35,8 @@ import torch
 from scipy.optimize import minimize
 from torch import Tensor
 
-from agents.surrogate import rbf
 from bocvs_env.goal import quasi_random_inputs
+from bocvs_env.gp import rbf
 from bocvs_env.task import Task
 
 Bound = Literal["ucb", "lcb"]

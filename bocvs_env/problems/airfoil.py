@@ -39,9 +39,10 @@ from gpytorch.mlls import ExactMarginalLogLikelihood
 from torch import Tensor
 
 from bocvs_env.goal import cache_dir
+from bocvs_env.gp import fit_weights, hyperparameters_of
 from bocvs_env.problems.data import data_file, file_digest, load_npz, load_table
 from bocvs_env.problems.extrema import extremes_on_cube
-from bocvs_env.problems.kernel_mean import SEKernelMean, scaled_sq_dist
+from bocvs_env.problems.kernel_mean import SEKernelMean
 from bocvs_env.problems.objective import Objective
 
 AIRFOIL_FILE = "airfoil_self_noise.dat"
@@ -113,20 +114,14 @@ def fit_airfoil_gp(X: Tensor, y: Tensor) -> dict[str, np.ndarray]:
         fit_gpytorch_mll(ExactMarginalLogLikelihood(model.likelihood, model))
         model.eval()
         with torch.no_grad():
-            lengthscale = model.covar_module.lengthscale.detach().reshape(-1)
-            noise = float(model.likelihood.noise.reshape(()))
-            constant = float(model.mean_module.constant.reshape(()))
-            y_mean = float(model.outcome_transform.means.reshape(()))
-            y_std = float(model.outcome_transform.stdvs.reshape(()))
-            y_tilde = (y.squeeze(-1) - y_mean) / y_std
-            scaled = X / lengthscale
-            K = torch.exp(-0.5 * scaled_sq_dist(scaled, scaled))
-            K = K + noise * torch.eye(X.shape[0], dtype=torch.float64)
-            weights = y_std * torch.cholesky_solve(
-                (y_tilde - constant)[:, None], torch.linalg.cholesky(K)
-            )
+            hyper = hyperparameters_of(model)
+            weights, _ = fit_weights(X, y.squeeze(-1), hyper)
+            # the output scale is folded into the weights: the cache keeps no kernel variance
             mean = SEKernelMean(
-                X, lengthscale, weights.squeeze(-1), offset=y_mean + y_std * constant
+                X,
+                hyper.lengthscale,
+                hyper.y_scale * hyper.outputscale * weights,
+                offset=hyper.y_shift + hyper.y_scale * hyper.mean,
             )
             check = X[:: max(X.shape[0] // 64, 1)]
             botorch_mean = model.posterior(check).mean.squeeze(-1)
@@ -137,11 +132,11 @@ def fit_airfoil_gp(X: Tensor, y: Tensor) -> dict[str, np.ndarray]:
         "fit_version": np.array(FIT_VERSION),
         "train_X": X.numpy(),
         "weights": mean.weights.numpy(),
-        "lengthscale": lengthscale.numpy(),
-        "noise": np.array(noise),
-        "mean_constant": np.array(constant),
-        "y_mean": np.array(y_mean),
-        "y_std": np.array(y_std),
+        "lengthscale": hyper.lengthscale.numpy(),
+        "noise": np.array(hyper.noise),
+        "mean_constant": np.array(hyper.mean),
+        "y_mean": np.array(hyper.y_shift),
+        "y_std": np.array(hyper.y_scale),
         "min_value": np.array(ext.min_value),
         "argmin": ext.argmin.numpy(),
         "max_value": np.array(ext.max_value),

@@ -2,25 +2,9 @@
 
 from __future__ import annotations
 
-import torch
 from torch import Tensor
 
-
-def _tracked(*tensors: Tensor) -> bool:
-    return torch.is_grad_enabled() and any(t.requires_grad for t in tensors)
-
-
-def scaled_sq_dist(A: Tensor, B: Tensor) -> Tensor:
-    """Squared distances between rows: ``A`` is ``batch_shape x n x d``, ``B`` is ``m x d``.
-
-    Returns ``batch_shape x n x m``, via ``|a|^2 - 2 a.b + |b|^2`` clamped at 0, so that the
-    memory is that of the result, not ``n x m x d`` (in place when autograd is not tracking).
-    """
-    cross = A @ B.transpose(-2, -1)
-    a2, b2 = (A * A).sum(-1, keepdim=True), (B * B).sum(-1)
-    if _tracked(A, B):
-        return (a2 - 2.0 * cross + b2).clamp_min(0.0)
-    return cross.mul_(-2.0).add_(a2).add_(b2).clamp_min_(0.0)
+from bocvs_env.gp import rbf
 
 
 class SEKernelMean:
@@ -54,17 +38,14 @@ class SEKernelMean:
         if not (lengthscale > 0).all() or not variance > 0:
             raise ValueError("the lengthscales and the variance must be positive")
         self.lengthscale = lengthscale
-        self.scaled_Z = Z / lengthscale  # n x d
+        self.Z = Z
         self.weights = weights
         self.variance = float(variance)
         self.offset = float(offset)
 
     def kernel(self, X: Tensor) -> Tensor:
         """``k(X, Z)`` for ``X`` of shape ``batch_shape x d``: ``batch_shape x n``."""
-        D = scaled_sq_dist(X / self.lengthscale, self.scaled_Z)
-        if _tracked(X, self.scaled_Z):
-            return self.variance * torch.exp(-0.5 * D)
-        return D.mul_(-0.5).exp_().mul_(self.variance)
+        return rbf(X, self.Z, self.lengthscale, self.variance)
 
     def __call__(self, X: Tensor) -> Tensor:
         """``m(X)`` for ``X`` of shape ``batch_shape x d``: ``batch_shape`` (differentiable)."""

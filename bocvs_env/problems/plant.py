@@ -23,8 +23,9 @@ import numpy as np
 import torch
 from torch import Tensor
 
+from bocvs_env.gp import rbf, robust_cholesky
 from bocvs_env.problems.data import data_file, file_digest, load_npz
-from bocvs_env.problems.kernel_mean import SEKernelMean, scaled_sq_dist
+from bocvs_env.problems.kernel_mean import SEKernelMean
 from bocvs_env.problems.objective import Objective
 
 PLANT_FILE = "plant_svgp.npz"
@@ -80,15 +81,18 @@ class PlantObjective(Objective):
         self._width = torch.from_numpy(bounds[1] - bounds[0])
         lengthscale = torch.from_numpy(lengthscales[0])
         variance = float(arrays["kernel_variance"][0])
-        scaled_Z = torch.from_numpy(Z) / lengthscale  # n x 5
-        K = variance * torch.exp(-0.5 * scaled_sq_dist(scaled_Z, scaled_Z))
-        K = K + float(arrays["jitter"]) * torch.eye(Z.shape[0], dtype=torch.float64)
-        L, info = torch.linalg.cholesky_ex(K)
-        if int(info) != 0:
+        Zt = torch.from_numpy(Z)  # n x 5
+        K = rbf(Zt, Zt, lengthscale, variance)
+        K.diagonal().add_(float(arrays["jitter"]))
+        try:
+            L, extra = robust_cholesky(K, variance)
+        except torch.linalg.LinAlgError:
+            extra = 1.0
+        if extra != 0.0:  # the model is defined by this factor: no jitter of ours
             raise ValueError("the plant model's kernel matrix k0(Z, Z) + jitter I is not PD")
         u = torch.from_numpy(q_mu[:, :1])
         weights = torch.linalg.solve_triangular(L.T, u, upper=True).squeeze(-1)  # (n,)
-        self.mean = SEKernelMean(torch.from_numpy(Z), lengthscale, weights, variance)
+        self.mean = SEKernelMean(Zt, lengthscale, weights, variance)
 
     def raw(self, X: Tensor) -> Tensor:
         """The standardized mean; ``X`` is ``batch_shape x 5`` in ``[0, 1]``, returns ``batch_shape``."""

@@ -1,0 +1,8 @@
+"""The exact GP surrogate of the model-based agents (:class:`GPSurrogate`) and its parts: the
+growing Cholesky factor, the BoTorch hyperparameter fit, sample paths and the closed-form kernel
+mean embedding. The GP algebra itself is :mod:`bocvs_env.gp`."""
+
+from agents.surrogate.gp import CHUNK_ELEMENTS, MIN_VARIANCE, GPSurrogate, Mode
+from agents.surrogate.paths import SamplePath
+
+__all__ = ["CHUNK_ELEMENTS", "MIN_VARIANCE", "GPSurrogate", "Mode", "SamplePath"]

@@ -1,0 +1,82 @@
+"""Maximum a posteriori hyperparameters of BoTorch's default GP, warm-started from the last fit."""
+
+from __future__ import annotations
+
+import torch
+from torch import Tensor
+
+from bocvs_env.gp import Hyperparameters, hyperparameters_of
+
+#: The modules of a ``SingleTaskGP`` that hold its hyperparameters (and their priors); a warm
+#: start loads exactly these, so that the outcome transform keeps the new data's standardization.
+HYPERPARAMETER_MODULES = ("covar_module", "mean_module", "likelihood")
+
+
+def initial_hyperparameters(dim: int) -> Hyperparameters:
+    """The hyperparameters of an unfitted default ``SingleTaskGP`` (the priors' modes)."""
+    from botorch.models.utils.gpytorch_modules import (
+        get_covar_module_with_dim_scaled_prior,
+        get_gaussian_likelihood_with_lognormal_prior,
+    )
+
+    kernel = get_covar_module_with_dim_scaled_prior(ard_num_dims=dim)
+    likelihood = get_gaussian_likelihood_with_lognormal_prior()
+    ls = kernel.lengthscale.detach().to(torch.float64).reshape(dim)
+    return Hyperparameters(ls, 1.0, float(likelihood.noise.detach()))
+
+
+class MAPFitter:
+    """Fits BoTorch's default ``SingleTaskGP`` (RBF with ARD and the dimension-scaled priors of
+    Hvarfner et al. 2024, a constant mean, ``Standardize``) by maximum a posteriori.
+
+    Args:
+        seed: seeds the random restarts BoTorch may use when a fit fails (each attempt uses
+            ``seed + attempt``); ``None`` leaves torch's global generator as it is.
+        warm_start: start each fit from the previous fit's hyperparameters (loaded with
+            ``strict=True``: a model whose modules changed fails loudly), not from BoTorch's
+            initial values.
+    """
+
+    def __init__(self, seed: int | None = 0, warm_start: bool = True) -> None:
+        self.seed = seed
+        self.warm_start = warm_start
+        #: The number of fits done, and of failed ones (after which the previous hyperparameters
+        #: are kept; the last error is in ``last_error``).
+        self.n_refits = 0
+        self.n_failed_refits = 0
+        self.last_error: str | None = None
+        self._state: dict[str, dict[str, Tensor]] | None = None
+
+    def forget(self) -> None:
+        """Drop the warm start (the data changed rather than grew)."""
+        self._state = None
+
+    def fit(self, X: Tensor, y: Tensor, previous: Hyperparameters) -> Hyperparameters:
+        """MAP hyperparameters for ``n x d`` inputs and ``n`` outputs; ``previous`` if the fit
+        fails (a failed fit must not end a run)."""
+        from botorch.exceptions import ModelFittingError
+        from botorch.fit import fit_gpytorch_mll
+        from botorch.models import SingleTaskGP
+        from gpytorch.mlls import ExactMarginalLogLikelihood
+        from linear_operator.utils.errors import NotPSDError
+
+        attempt = self.n_refits + self.n_failed_refits
+        with torch.random.fork_rng():
+            if self.seed is not None:
+                torch.manual_seed(self.seed + attempt)
+            model = SingleTaskGP(X, y.unsqueeze(-1))
+            if self.warm_start and self._state is not None:
+                for name, state in self._state.items():
+                    getattr(model, name).load_state_dict(state, strict=True)
+            try:
+                fit_gpytorch_mll(ExactMarginalLogLikelihood(model.likelihood, model))
+            except (ModelFittingError, NotPSDError, torch.linalg.LinAlgError) as err:
+                self.n_failed_refits += 1
+                self.last_error = f"{type(err).__name__}: {err}"
+                return previous
+        self.n_refits += 1
+        self._state = {
+            name: {k: v.clone() for k, v in getattr(model, name).state_dict().items()}
+            for name in HYPERPARAMETER_MODULES
+        }
+        return hyperparameters_of(model)
