@@ -220,7 +220,7 @@ def cheapest_feasible(s1: Sequence[int], lcbs: np.ndarray) -> list[int]:
     return sorted(int(i) for i in s1 if float(lcbs[i]) == low)
 
 
-def best_set(candidates: Sequence[int], values: np.ndarray) -> int:
+def best_set(candidates: Sequence[int], values: Sequence[float] | np.ndarray) -> int:
     """``argmax_{i in candidates} values_i``; ties go to the lowest index.
 
     With ``values_i = max_{x^i} E[u]`` this is Algorithm 1 line 26's choice among ``S3`` (the

@@ -18,6 +18,7 @@ Everything is float64 torch, differentiable where the docstring says so.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 import torch
 from torch import Tensor
@@ -170,5 +171,6 @@ def hyperparameters_of(model: torch.nn.Module) -> Hyperparameters:
     if transform is not None:
         shift = float(transform.means.detach().reshape(-1)[0])
         scale = float(transform.stdvs.detach().reshape(-1)[0])
-    noise = float(model.likelihood.noise.detach().reshape(-1)[0])
+    likelihood: Any = model.likelihood
+    noise = float(likelihood.noise.detach().reshape(-1)[0])
     return Hyperparameters(ls, outputscale, noise, mean, shift, scale)

@@ -2,7 +2,15 @@
 growing Cholesky factor, the BoTorch hyperparameter fit, sample paths and the closed-form kernel
 mean embedding. The GP algebra itself is :mod:`bocvs_env.gp`."""
 
-from agents.surrogate.gp import CHUNK_ELEMENTS, MIN_VARIANCE, GPSurrogate, Mode
+from agents.surrogate.gp import GPSurrogate, Mode
 from agents.surrogate.paths import SamplePath
+from agents.surrogate.posterior import CHUNK_ELEMENTS, MIN_VARIANCE, FactorizedPosterior
 
-__all__ = ["CHUNK_ELEMENTS", "MIN_VARIANCE", "GPSurrogate", "Mode", "SamplePath"]
+__all__ = [
+    "CHUNK_ELEMENTS",
+    "MIN_VARIANCE",
+    "FactorizedPosterior",
+    "GPSurrogate",
+    "Mode",
+    "SamplePath",
+]

@@ -30,7 +30,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from typing import Any, Literal
+from typing import Literal
 
 import numpy as np
 import torch
@@ -40,19 +40,14 @@ from agents.surrogate.embedding import kernel_mean_embedding
 from agents.surrogate.factor import GrowingCholesky
 from agents.surrogate.fitting import MAPFitter, initial_hyperparameters
 from agents.surrogate.paths import SamplePath, draw_sample_paths
-from bocvs_env.gp import Hyperparameters, posterior_weights, rbf
+from agents.surrogate.posterior import FactorizedPosterior
+from bocvs_env.gp import Hyperparameters, posterior_weights
 from bocvs_env.problems.distributions import InputDistribution
-
-#: The smallest posterior variance returned (relative to the output scale), so that the standard
-#: deviation and its gradient stay finite.
-MIN_VARIANCE = 1e-12
-#: Rows of test points per kernel block in :meth:`GPSurrogate.mean_std` (bounds memory).
-CHUNK_ELEMENTS = 1 << 23
 
 Mode = Literal["fixed", "fitted"]
 
 
-class GPSurrogate:
+class GPSurrogate(FactorizedPosterior):
     """Exact GP on BoTorch/GPyTorch shared by every model-based agent.
 
     Args:
@@ -112,61 +107,32 @@ class GPSurrogate:
         #: Incremented by every :meth:`fit`, so that callers can cache what depends on the data.
         self.version = 0
         self._n_at_refit = 0
-        self._factor = GrowingCholesky(dim)
+        #: The Cholesky factor of the kernel matrix (counts of factorizations and extensions).
+        self.factor = GrowingCholesky(dim)
         self._y = torch.zeros(0, dtype=torch.float64)
         self._alpha = torch.zeros(0, dtype=torch.float64)
 
     # ----------------------------------------------------------------------------------- data
     @property
-    def n_train(self) -> int:
-        """The number of training points."""
-        return int(self._factor.X.shape[0])
-
-    @property
     def train_X(self) -> Tensor:
         """The ``n x d`` training inputs."""
-        return self._factor.X
+        return self.factor.X
 
     @property
     def cholesky(self) -> Tensor:
         """The ``n x n`` lower Cholesky factor of ``K + (noise + jitter) I`` (standardized)."""
-        return self._factor.L
+        return self.factor.L
 
     @property
     def precision(self) -> Tensor:
         """``(K + (noise + jitter) I)^{-1}``, ``n x n`` (standardized units); see
         :attr:`GrowingCholesky.precision`."""
-        return self._factor.precision
+        return self.factor.precision
 
     @property
     def alpha(self) -> Tensor:
         """``(K + noise I)^{-1} (y_std - mean)``, shape ``n`` (standardized units)."""
         return self._alpha
-
-    @property
-    def n_factorizations(self) -> int:
-        """The number of full ``O(n^3)`` factorizations done."""
-        return self._factor.n_factorizations
-
-    @property
-    def n_extensions(self) -> int:
-        """The number of ``O(n^2 k)`` block extensions of the factor done."""
-        return self._factor.n_extensions
-
-    @property
-    def n_refits(self) -> int:
-        """The number of hyperparameter fits done (fitted mode)."""
-        return self.fitter.n_refits
-
-    @property
-    def n_failed_refits(self) -> int:
-        """The number of failed fits, after which the previous hyperparameters were kept."""
-        return self.fitter.n_failed_refits
-
-    @property
-    def last_refit_error(self) -> str | None:
-        """The last failed fit's error."""
-        return self.fitter.last_error
 
     def fit(self, X: np.ndarray, y: np.ndarray) -> None:
         """Condition on all the data so far.
@@ -193,19 +159,19 @@ class GPSurrogate:
         n_old, n = self.n_train, Xt.shape[0]
         appended = (
             n >= n_old
-            and torch.equal(Xt[:n_old], self._factor.X)
+            and torch.equal(Xt[:n_old], self.factor.X)
             and torch.equal(yt[:n_old], self._y)
         )
         if self.mode == "fitted":
             appended = self._update_hyperparameters(Xt, yt, appended)
         if appended and n > n_old:
-            self._factor.extend(Xt[n_old:], self.hyper)
+            self.factor.extend(Xt[n_old:], self.hyper)
         elif not appended:
-            self._factor.clear()
+            self.factor.clear()
             if n > 0:
-                self._factor.extend(Xt, self.hyper)
+                self.factor.extend(Xt, self.hyper)
         self._y = yt.clone()
-        self._alpha = posterior_weights(self._factor.L, yt, self.hyper)
+        self._alpha = posterior_weights(self.factor.L, yt, self.hyper)
 
     def _update_hyperparameters(self, X: Tensor, y: Tensor, appended: bool) -> bool:
         """Refit (fitted mode) when due; returns whether the factor may still be extended."""
@@ -215,149 +181,12 @@ class GPSurrogate:
             self.hyper = initial_hyperparameters(self.dim)
         n = X.shape[0]
         if n >= 2 and (
-            self.n_refits == 0 or not appended or n - self._n_at_refit >= self.refit_every
+            self.fitter.n_refits == 0 or not appended or n - self._n_at_refit >= self.refit_every
         ):
             self.hyper = self.fitter.fit(X, y, self.hyper)
             self._n_at_refit = n
             return False
         return appended
-
-    # ------------------------------------------------------------------------------ posterior
-    def mean_std(self, X: Tensor) -> tuple[Tensor, Tensor]:
-        """Posterior mean and standard deviation of the latent function.
-
-        Args:
-            X: ``batch_shape x d`` float64 points.
-
-        Returns:
-            The mean and the standard deviation, each of shape ``batch_shape``, in the units of
-            ``y``; differentiable with respect to ``X``.
-        """
-        return self.posterior_from_cross(self.cross_factor(X))
-
-    def cross_factor(self, Z: Tensor, dims: Sequence[int] | None = None) -> Tensor:
-        """The RBF factor of some dimensions between points and the training inputs.
-
-        The RBF kernel is a product over dimensions, so for a partition of the dimensions into
-        ``dims`` and the rest, ``k(x, x_j) = outputscale * F_dims(x, x_j) * F_rest(x, x_j)`` with
-        ``F_dims(z, x_j) = exp(-||(z - x_j[dims]) / l[dims]||^2 / 2)``. Agents use this to compute
-        the factor of the random variables' samples once per decision.
-
-        Args:
-            Z: ``batch_shape x |dims|`` values of the dimensions ``dims``.
-            dims: the dimensions (all ``d`` by default).
-
-        Returns:
-            ``batch_shape x n`` factors in ``[0, 1]`` (differentiable with respect to ``Z``).
-        """
-        dims = list(range(self.dim)) if dims is None else list(dims)
-        ls = self.hyper.lengthscale[dims]
-        flat = Z.reshape(Z.shape[:-1].numel(), len(dims))
-        F = rbf(flat, self._factor.X[:, dims], ls, 1.0)
-        return F.reshape(*Z.shape[:-1], self.n_train)
-
-    def posterior_from_cross(self, F: Tensor, use_precision: bool = False) -> tuple[Tensor, Tensor]:
-        """Posterior mean and standard deviation from the full cross factor.
-
-        Args:
-            F: ``batch_shape x n``, the product of :meth:`cross_factor` over all dimensions
-                (``k(x, X) / outputscale``).
-            use_precision: compute the variance as ``k0 - k^T W k`` with the cached
-                :attr:`precision` ``W`` (one matrix product whose result also gives the gradient:
-                faster than the two triangular solves of the forward and backward passes, and as
-                accurate for the noise levels used here) instead of by a triangular solve.
-
-        Returns:
-            The mean and standard deviation, each ``batch_shape``, in the units of ``y``.
-        """
-        h = self.hyper
-        n = self.n_train
-        shape = F.shape[:-1]
-        flat = F.reshape(shape.numel(), n) * h.outputscale  # p x n: k(x, X)
-        if n == 0:
-            mean = flat.new_full(flat.shape[:1], h.mean)
-            var = flat.new_full(flat.shape[:1], h.outputscale)
-        else:
-            rows = max(1, CHUNK_ELEMENTS // n)
-            means, variances = [], []
-            for lo in range(0, flat.shape[0], rows):
-                Ks = flat[lo : lo + rows]  # c x n
-                means.append(Ks @ self._alpha + h.mean)
-                if use_precision:
-                    variances.append(h.outputscale - _QuadraticForm.apply(Ks, self.precision))
-                else:
-                    V = torch.linalg.solve_triangular(self._factor.L, Ks.T, upper=False)  # n x c
-                    variances.append(h.outputscale - (V * V).sum(0))
-            mean = torch.cat(means) if means else flat.new_zeros(0)
-            var = torch.cat(variances) if variances else flat.new_zeros(0)
-        std = var.clamp_min(MIN_VARIANCE * h.outputscale).sqrt()
-        return (mean * h.y_scale + h.y_shift).reshape(shape), (std * h.y_scale).reshape(shape)
-
-    def factor_moments(self, B: Tensor) -> tuple[Tensor, Tensor]:
-        """What :meth:`averaged_moments` needs of the random variables' factors.
-
-        Args:
-            B: ``s x n`` factors of the random variables at ``s`` samples (:meth:`cross_factor`).
-
-        Returns:
-            ``mean_s(B_s) * alpha`` (``n``) and ``W * (B^T B / s)`` (``n x n``, elementwise with
-            the :attr:`precision` ``W``; ``W`` itself, not a copy, when ``B`` is one row of ones,
-            i.e. for a set without random variables: read-only).
-        """
-        if B.shape[0] == 1 and bool((B == 1.0).all()):  # no random variables: W itself
-            return self._alpha.clone(), self.precision
-        M = B.T @ B
-        M.mul_(self.precision).div_(B.shape[0])  # in place: one n x n matrix at a time
-        return B.mean(0) * self._alpha, M
-
-    def averaged_moments(self, A: Tensor, moments: tuple[Tensor, Tensor]) -> tuple[Tensor, Tensor]:
-        """Sample averages of the posterior over factorized points, in ``O(n^2)`` per point.
-
-        For points ``x_{qs}`` whose cross factor is ``A[q] * B[s]`` (controlled and random
-        variables, see :meth:`cross_factor`), returns the average over ``s`` of the posterior mean
-        and the root of the average posterior variance. The latter bounds the average standard
-        deviation from above (Jensen) and equals it where the variance is the same at every
-        sample, so ``mean +- beta * root`` screens candidates for ``E[mu +- beta sigma]`` at the
-        cost of one point instead of ``s``.
-
-        Args:
-            A: ``q x n`` factors of the controlled variables.
-            moments: :meth:`factor_moments` of the random variables' factors ``B``.
-
-        Returns:
-            Two ``q`` tensors in the units of ``y``; differentiable with respect to ``A``.
-        """
-        h = self.hyper
-        if self.n_train == 0:
-            mean = A.new_full(A.shape[:1], h.mean)
-            var = A.new_full(A.shape[:1], h.outputscale)
-        else:
-            b_alpha, M = moments
-            mean = h.outputscale * (A @ b_alpha) + h.mean
-            var = h.outputscale - h.outputscale**2 * _QuadraticForm.apply(A, M)
-        root = var.clamp_min(MIN_VARIANCE * h.outputscale).sqrt()
-        return mean * h.y_scale + h.y_shift, root * h.y_scale
-
-    def std_range(self) -> tuple[float, float]:
-        """The smallest and largest standard deviation any posterior point (or the root of
-        :meth:`averaged_moments`) can have, in the units of ``y``: the clamp and the prior's."""
-        h = self.hyper
-        return (MIN_VARIANCE * h.outputscale) ** 0.5 * h.y_scale, h.outputscale**0.5 * h.y_scale
-
-    def averaged_mean(self, A: Tensor, b_alpha: Tensor) -> Tensor:
-        """The posterior mean averaged over the random variables, from the controlled factors.
-
-        Args:
-            A: ``q x n`` factors of the controlled variables (:meth:`cross_factor`).
-            b_alpha: ``n``: the expected random-variable factor of each training point times
-                :attr:`alpha` (``kernel_mean_embedding(...) * alpha``, or the first element of
-                :meth:`factor_moments`).
-
-        Returns:
-            ``q`` averaged means in the units of ``y``.
-        """
-        h = self.hyper
-        return (h.outputscale * (A @ b_alpha) + h.mean) * h.y_scale + h.y_shift
 
     def kernel_mean_embedding(
         self, distributions: Sequence[InputDistribution], dims: Sequence[int]
@@ -377,23 +206,7 @@ class GPSurrogate:
         """
         if not (isinstance(n_paths, int) and n_paths >= 1):
             raise ValueError(f"n_paths must be a positive integer, got {n_paths!r}")
-        f = self._factor
+        f = self.factor
         return draw_sample_paths(
             self.hyper, f.X, self._y, f.L, f.jitter, self.n_features, n_paths, generator
         )
-
-
-class _QuadraticForm(torch.autograd.Function):
-    """``q_p = c_p^T W c_p`` for the rows of ``C`` (``p x n``) and a symmetric ``W``; the
-    gradient ``2 W c_p`` reuses the forward product (no gradient for ``W``)."""
-
-    @staticmethod
-    def forward(ctx: Any, C: Tensor, W: Tensor) -> Tensor:
-        CW = C @ W
-        ctx.save_for_backward(CW)
-        return (CW * C).sum(-1)
-
-    @staticmethod
-    def backward(ctx: Any, grad: Tensor) -> tuple[Tensor, None]:
-        (CW,) = ctx.saved_tensors
-        return 2.0 * CW * grad.unsqueeze(-1), None

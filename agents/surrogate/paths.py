@@ -110,13 +110,14 @@ def draw_sample_paths(
         The paths, keeping the data and hyperparameters of this call.
     """
     d, D = X.shape[1], n_features
-    opts = {"dtype": torch.float64, "generator": generator}
-    W = torch.randn(d, D, **opts) / hyper.lengthscale.unsqueeze(-1)  # d x D
-    b = 2.0 * math.pi * torch.rand(D, **opts)
-    w = torch.randn(D, n_paths, **opts) * math.sqrt(2.0 * hyper.outputscale / D)
+    f64 = torch.float64
+    W = torch.randn(d, D, dtype=f64, generator=generator) / hyper.lengthscale.unsqueeze(-1)
+    b = 2.0 * math.pi * torch.rand(D, dtype=f64, generator=generator)
+    w = torch.randn(D, n_paths, dtype=f64, generator=generator)
+    w = w * math.sqrt(2.0 * hyper.outputscale / D)
     path = SamplePath(hyper, X, W, b, w, torch.zeros(0, n_paths, dtype=torch.float64))
     if X.shape[0] > 0:
-        eps = torch.randn(X.shape[0], n_paths, **opts)
+        eps = torch.randn(X.shape[0], n_paths, dtype=f64, generator=generator)
         eps = eps * (hyper.noise + jitter).sqrt().unsqueeze(-1)
         resid = hyper.residual(y).unsqueeze(-1)
         path.update = torch.cholesky_solve(resid - path.prior(X) - eps, L)

@@ -7,7 +7,7 @@ import pytest
 import torch
 from torch import Tensor
 
-from agents.acquisition import ExpectedAcquisition, _distinct_best, batched_lbfgsb
+from agents.acquisition import ExpectedAcquisition
 from agents.surrogate import GPSurrogate
 from bocvs_env.problems.distributions import TruncatedNormal
 from bocvs_env.task import Task
@@ -113,32 +113,6 @@ def test_factorized_kernel_path_equals_the_plain_posterior(i: int) -> None:
     torch.testing.assert_close(fast, (mean - 1.5 * std).mean(-1), atol=1e-12, rtol=0)
 
 
-@pytest.mark.parametrize("lockstep", [True, False])
-def test_batched_lbfgsb_solves_each_problem_on_its_own(
-    lockstep: bool, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    import agents.acquisition
-
-    assert agents.acquisition._lockstep_available()  # the installed SciPy's routine is usable
-    monkeypatch.setattr(agents.acquisition, "_lockstep_available", lambda: lockstep)
-    centres = [np.array([0.2]), np.array([0.9, 0.4]), np.array([1.7, -3.0, 0.5])]
-    calls = []
-
-    def values_and_grads(active: list[int], Z: list[np.ndarray]) -> list[tuple[float, np.ndarray]]:
-        calls.append(list(active))
-        return [
-            (float(((z - centres[p]) ** 2).sum()), 2 * (z - centres[p]))
-            for p, z in zip(active, Z, strict=True)
-        ]
-
-    out, values = batched_lbfgsb(values_and_grads, [np.full(c.size, 0.5) for c in centres])
-    for x, v, c in zip(out, values, centres, strict=True):
-        np.testing.assert_allclose(x, np.clip(c, 0.0, 1.0), atol=1e-8)
-        assert v == pytest.approx(float(((x - c) ** 2).sum()), abs=1e-12)
-    # lockstep: one batched call per round, problems drop out on their own
-    assert calls[0] == ([0, 1, 2] if lockstep else [0])
-
-
 @pytest.mark.parametrize("i", [0, 1, 2])
 def test_a_sample_path_is_averaged_over_the_same_points(i: int) -> None:
     task = make_task()
@@ -204,12 +178,12 @@ def test_polishing_fewer_points_finds_the_same_maxima() -> None:
 def test_without_room_to_pre_refine_the_best_screened_starts_are_polished(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    import agents.acquisition
+    import agents.acquisition.gp_cache
 
     task = make_task()
     gp = fitted_gp()
     usual = ExpectedAcquisition(task, n_samples=32, n_restarts=6, n_polish=3).maximize(gp, [0, 1])
-    monkeypatch.setattr(agents.acquisition, "MOMENT_CACHE_BYTES", 0)
+    monkeypatch.setattr(agents.acquisition.gp_cache, "MOMENT_CACHE_BYTES", 0)
     large = ExpectedAcquisition(task, n_samples=32, n_restarts=6, n_polish=3).maximize(gp, [0, 1])
     for (v1, _), (v2, _) in zip(usual, large, strict=True):
         assert v2 == pytest.approx(v1, abs=1e-4)
@@ -218,18 +192,18 @@ def test_without_room_to_pre_refine_the_best_screened_starts_are_polished(
 def test_with_room_for_one_screening_matrix_sets_are_pre_refined_one_at_a_time(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    import agents.acquisition
+    import agents.acquisition.gp_cache
 
     task = make_task()
     gp = fitted_gp()
     sets = [0, 1, 2]
     together = ExpectedAcquisition(task, n_samples=32, n_restarts=6).maximize(gp, sets)
     one_matrix = 8 * gp.n_train**2
-    monkeypatch.setattr(agents.acquisition, "MOMENT_CACHE_BYTES", one_matrix)
+    monkeypatch.setattr(agents.acquisition.gp_cache, "MOMENT_CACHE_BYTES", one_matrix)
     acq = ExpectedAcquisition(task, n_samples=32, n_restarts=6)
     calls = spy_rows(monkeypatch, "factor_moments")
     alone = acq.maximize(gp, sets)
-    assert len(acq._moment_cache) == 1
+    assert len(acq.gp_cache.moment_cache) == 1
     assert len(calls) == len(sets)  # each set's matrix computed once: screened, then refined
     for (v1, x1), (v2, x2) in zip(together, alone, strict=True):
         assert v2 == pytest.approx(v1, abs=1e-12)
@@ -301,36 +275,6 @@ def test_bad_arguments_are_rejected() -> None:
         acq.maximize(Bump(), [3])
 
 
-@pytest.mark.parametrize("bound", ["ucb", "lcb", "mean"])
-@pytest.mark.parametrize("lengthscale", [0.05, 0.3])
-def test_screening_skips_only_candidates_that_cannot_reach_the_top(
-    bound: str, lengthscale: float, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    scored = spy_rows(monkeypatch, "averaged_moments")
-    rng = np.random.default_rng(4)
-    X = rng.random((200, 4))
-    gp = GPSurrogate(4, lengthscale=lengthscale)
-    gp.fit(X, 3.0 * np.exp(-20.0 * ((X - 0.4) ** 2).sum(-1)))
-    task = make_task()
-    acq = ExpectedAcquisition(task, n_samples=64, raw_samples=512, n_restarts=8, seed=1)
-    sets = list(range(task.n_sets))
-    idx = [list(task.control_sets[i]) for i in sets]
-    raws = [acq._raw_candidates(gp, i, ix) for i, ix in zip(sets, idx, strict=True)]
-    with torch.no_grad():
-        tops = acq._screen_top(gp, sets, idx, raws, bound, 2.0)
-        n_scored = sum(scored)
-        scores = acq._screen(
-            gp,
-            [(i, acq._embed(ix, Z)) for i, ix, Z in zip(sets, idx, raws, strict=True)],
-            bound,
-            2.0,
-        )
-    for top, score in zip(tops, scores, strict=True):
-        assert torch.equal(top, score.topk(8).indices)
-    # the variance (the O(n^2) part) was computed for a minority of the candidates
-    assert n_scored < sum(r.shape[0] for r in raws) / 2
-
-
 def test_std_range_bounds_every_posterior_standard_deviation() -> None:
     gp = fitted_gp()
     low, high = gp.std_range()
@@ -338,12 +282,3 @@ def test_std_range_bounds_every_posterior_standard_deviation() -> None:
     _, std = gp.mean_std(torch.cat([X, gp.train_X]))
     assert low <= float(std.min()) and float(std.max()) <= high
     assert high == pytest.approx(float(gp.mean_std(torch.full((1, 4), 50.0))[1]))
-
-
-def test_polishing_skips_starts_that_converged_to_the_same_point() -> None:
-    points = [np.array([0.2, 0.2]), np.array([0.2, 0.2 + 1e-5]), np.array([0.7, 0.1])]
-    points.append(np.array([0.9, 0.9]))
-    minus_values = [-3.0, -3.1, -2.0, -1.0]
-    assert _distinct_best([0, 1, 2, 3], points, minus_values, limit=2) == [1, 2]
-    assert _distinct_best([0, 1, 2, 3], points, minus_values, limit=4) == [1, 2, 3]
-    assert _distinct_best([0, 2], points, minus_values, limit=4) == [0, 2]

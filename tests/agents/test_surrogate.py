@@ -51,8 +51,8 @@ def test_incremental_cholesky_equals_full_refactorization() -> None:
         inc.fit(X[:n], y[:n])
     full = GPSurrogate(3, lengthscale=0.3)
     full.fit(X, y)
-    assert (inc.n_factorizations, inc.n_extensions) == (1, 3)
-    assert (full.n_factorizations, full.n_extensions) == (1, 0)
+    assert (inc.factor.n_factorizations, inc.factor.n_extensions) == (1, 3)
+    assert (full.factor.n_factorizations, full.factor.n_extensions) == (1, 0)
     torch.testing.assert_close(inc.cholesky, full.cholesky, atol=1e-12, rtol=0)
     torch.testing.assert_close(inc.alpha, full.alpha, atol=1e-9, rtol=1e-9)
 
@@ -119,7 +119,7 @@ def test_changed_data_is_refactorized_not_extended() -> None:
     y2 = y.copy()
     y2[3] += 1.0
     gp.fit(X, y2)
-    assert (gp.n_factorizations, gp.n_extensions) == (2, 0)
+    assert (gp.factor.n_factorizations, gp.factor.n_extensions) == (2, 0)
     fresh = GPSurrogate(3)
     fresh.fit(X, y2)
     torch.testing.assert_close(gp.alpha, fresh.alpha)
@@ -154,12 +154,12 @@ def test_fitted_mode_refits_on_schedule_and_matches_botorch() -> None:
     schedule = []
     for n in (1, 8, 10, 12, 13):
         gp.fit(X[:n], y[:n])
-        schedule.append(gp.n_refits)
+        schedule.append(gp.fitter.n_refits)
     # no fit with one point; refit at 8, then after 5 new points (13), not in between
     assert schedule == [0, 1, 1, 1, 2]
-    assert gp.n_extensions == 2  # 10 and 12 extend the factor under the kept hyperparameters
+    assert gp.factor.n_extensions == 2  # 10 and 12 extend the factor under the kept hyperparameters
     gp.fit(X[:13], y[:13])  # the same data again: nothing is refit
-    assert gp.n_refits == 2
+    assert gp.fitter.n_refits == 2
     # at a refit the posterior is BoTorch's
     from botorch.fit import fit_gpytorch_mll
     from gpytorch.mlls import ExactMarginalLogLikelihood
@@ -183,7 +183,7 @@ def test_a_warm_started_refit_finds_the_same_posterior() -> None:
         gp = GPSurrogate(3, mode="fitted", refit_every=10, warm_start=warm)
         gp.fit(X[:30], y[:30])
         gp.fit(X, y)
-        assert gp.n_refits == 2
+        assert gp.fitter.n_refits == 2
         posteriors.append(
             gp.mean_std(
                 torch.rand(8, 3, dtype=torch.float64, generator=torch.Generator().manual_seed(0))
@@ -207,8 +207,8 @@ def test_a_failed_refit_keeps_the_previous_hyperparameters(monkeypatch: pytest.M
 
     monkeypatch.setattr(botorch.fit, "fit_gpytorch_mll", fail)
     gp.fit(X, y)
-    assert (gp.n_refits, gp.n_failed_refits) == (1, 1)
-    assert gp.hyper is before and "all attempts failed" in gp.last_refit_error
+    assert (gp.fitter.n_refits, gp.fitter.n_failed_refits) == (1, 1)
+    assert gp.hyper is before and "all attempts failed" in gp.fitter.last_error
     mean, std = gp.mean_std(torch.rand(3, 3, dtype=torch.float64))
     assert torch.isfinite(mean).all() and torch.isfinite(std).all()
 

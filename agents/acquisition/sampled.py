@@ -1,0 +1,102 @@
+"""Estimators by sample averages: any posterior with any bound, and GP sample paths."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Protocol
+
+import torch
+from torch import Tensor
+
+from agents.acquisition.bounds import Score, combine
+from agents.acquisition.estimator import Estimator, Part
+from agents.acquisition.inputs import RandomInputs
+from agents.surrogate import SamplePath
+
+
+class Posterior(Protocol):
+    """What the acquisition needs of a surrogate (:class:`agents.surrogate.GPSurrogate`)."""
+
+    def mean_std(self, X: Tensor) -> tuple[Tensor, Tensor]:
+        """``batch_shape x d`` points -> mean and standard deviation, each ``batch_shape``."""
+        ...
+
+
+class SampleAverage(Estimator):
+    """The average of the score over the sample rows, all queries and samples in one call.
+
+    Args:
+        inputs: the sample.
+        surrogate: the posterior (for a named bound).
+        score: a named bound or a function of ``batch_shape x d`` points with one value each.
+        beta: the confidence multiplier of ``"ucb"`` and ``"lcb"``.
+        screen_samples: raw candidates are screened on the first ``screen_samples`` rows only.
+    """
+
+    def __init__(
+        self,
+        inputs: RandomInputs,
+        surrogate: Posterior,
+        score: Score,
+        beta: float,
+        screen_samples: int,
+    ) -> None:
+        super().__init__(inputs)
+        self.surrogate, self.score, self.beta = surrogate, score, beta
+        self.screen_samples = screen_samples
+
+    def expected(self, parts: Sequence[Part], n_samples: int | None = None) -> list[Tensor]:
+        counts = [self.inputs.count(i, n_samples) for i, _ in parts]
+        fulls = [
+            self.inputs.full_queries(i, X)[:, :s] for (i, X), s in zip(parts, counts, strict=True)
+        ]
+        points = torch.cat([f.reshape(-1, f.shape[-1]) for f in fulls])
+        values = self._values(points)
+        out, lo = [], 0
+        for (_, X), s in zip(parts, counts, strict=True):
+            b = X.shape[0]
+            out.append(values[lo : lo + b * s].reshape(b, s).mean(-1))
+            lo += b * s
+        return out
+
+    def screen(self, parts: Sequence[Part]) -> list[Tensor]:
+        """The expectation over the first ``screen_samples`` rows (a balanced Sobol prefix)."""
+        return self.expected(parts, self.screen_samples)
+
+    def _values(self, points: Tensor) -> Tensor:
+        """The score at ``p x d`` points, shape ``p``."""
+        if callable(self.score):
+            values = self.score(points)
+            if values.numel() != points.shape[0]:
+                raise ValueError(
+                    f"a path bound must return one value per point (n_paths=1), got shape "
+                    f"{tuple(values.shape)} for {points.shape[0]} points"
+                )
+            return values.reshape(-1)
+        mean, std = self.surrogate.mean_std(points)
+        return combine(mean, std, self.score, self.beta)
+
+
+class PathAverage(Estimator):
+    """The average of one GP sample path, taken per feature and training point
+    (:meth:`SamplePath.averaged`, ``O(D + n)`` per query) instead of per query and sample; cheap
+    enough to screen with every sample.
+
+    Raises:
+        ValueError: for a path object holding more than one path.
+    """
+
+    def __init__(self, inputs: RandomInputs, path: SamplePath) -> None:
+        super().__init__(inputs)
+        if path.n_paths != 1:
+            raise ValueError(f"a path bound must have n_paths=1, got {path.n_paths}")
+        self.path = path
+
+    def expected(self, parts: Sequence[Part], n_samples: int | None = None) -> list[Tensor]:
+        out = []
+        for i, X in parts:
+            self.inputs.check_set(i)
+            ctrl, free = self.inputs.controlled(i), self.inputs.free(i)
+            Zr = self.inputs.set_samples(i)[: self.inputs.count(i, n_samples)][:, free]
+            out.append(self.path.averaged(X[:, ctrl], ctrl, Zr, free)[0])
+        return out

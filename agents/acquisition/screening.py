@@ -1,0 +1,121 @@
+"""Screening: the raw candidates of a set, the best of them by a cheap score, and the distinct
+best refined points worth polishing."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+
+import numpy as np
+import torch
+from torch import Tensor
+from torch.quasirandom import SobolEngine
+
+from agents.acquisition.estimator import Estimator
+from agents.acquisition.inputs import RandomInputs
+
+#: The most by which a set's raw candidates are multiplied when its expectation needs fewer
+#: samples (see :func:`raw_count`).
+RAW_SCALE_MAX = 8
+#: Candidates scored at a time by :func:`pruned_top`.
+SCREEN_CHUNK = 128
+#: Refined starts closer than this (max-norm, in ``[0, 1]`` units) count as one when choosing
+#: the points to polish (:func:`distinct_best`).
+DISTINCT_TOLERANCE = 1e-3
+
+
+def raw_count(inputs: RandomInputs, i: int, raw_samples: int) -> int:
+    """The Sobol candidates screened for set ``i``: ``raw_samples`` times the factor by which
+    its expectation is cheaper than one over all samples (``n_samples / S_i``), capped at
+    :data:`RAW_SCALE_MAX`; a set with no random variables (``S_i = 1``) gets the most."""
+    inputs.check_set(i)
+    scale = inputs.n_samples // inputs.set_samples(i).shape[0]
+    return raw_samples * max(1, min(RAW_SCALE_MAX, scale))
+
+
+def raw_candidates(
+    inputs: RandomInputs, i: int, raw_samples: int, seed: int, train_X: Tensor | None
+) -> Tensor:
+    """Set ``i``'s raw candidates, ``r x |set|``: :func:`raw_count` scrambled Sobol points, then
+    the observed inputs ``train_X`` (``n x d``, the most recent :func:`raw_count` of them)
+    restricted to the set's variables, so that the starts are never worse than the best
+    observed point by the screening score."""
+    count = raw_count(inputs, i, raw_samples)
+    idx = inputs.controlled(i)
+    engine = SobolEngine(len(idx), scramble=True, seed=seed)
+    parts = [engine.draw(count, dtype=torch.float64)]
+    if train_X is not None and train_X.shape[0] > 0:
+        parts.append(train_X[-count:, idx].to(torch.float64))
+    return torch.cat(parts)
+
+
+def best_screened(
+    estimator: Estimator,
+    group: Sequence[int],
+    sets: Sequence[int],
+    idx: Sequence[list[int]],
+    raws: Sequence[Tensor],
+    k: int,
+) -> dict[int, Tensor]:
+    """Position in ``sets`` -> the ``k`` best of that set's raw candidates (``r x |set|``, on
+    its variables ``idx``) by the estimator's :meth:`~Estimator.top`, best first, for the
+    positions in ``group``."""
+    with torch.no_grad():
+        tops = estimator.top(
+            [sets[j] for j in group], [idx[j] for j in group], [raws[j] for j in group], k
+        )
+    return {j: raws[j][top] for j, top in zip(group, tops, strict=True)}
+
+
+def pruned_top(upper: Tensor, score: Callable[[Tensor], Tensor], k: int) -> Tensor:
+    """The indices of the ``k`` best scores, best first, scoring only where it can matter.
+
+    Candidates are scored in chunks in the order of ``upper``, an upper bound of every score
+    (cheap: e.g. a GP's averaged mean plus the widest possible ``beta sigma``), and the rest are
+    skipped once the bound falls below the ``k``-th best score. The result is the same as
+    scoring every candidate.
+
+    Args:
+        upper: ``r`` upper bounds.
+        score: the scores of some candidates (a ``c`` index tensor -> ``c`` scores).
+        k: how many to return.
+    """
+    order = upper.argsort(descending=True)
+    scores = torch.full_like(upper, -torch.inf)
+    chunk = max(SCREEN_CHUNK, k)
+    for lo in range(0, order.numel(), chunk):
+        rows = order[lo : lo + chunk]
+        scores[rows] = score(rows)
+        if lo + chunk < order.numel():
+            kth = scores.topk(k).values[-1]
+            if upper[order[lo + chunk]] < kth - 1e-9 * (1.0 + kth.abs()):
+                break  # no candidate left can reach the top
+    return scores.topk(k).indices
+
+
+def distinct_best(
+    members: Sequence[int], points: Sequence[np.ndarray], minus_values: Sequence[float], limit: int
+) -> list[int]:
+    """Up to ``limit`` of ``members``, best (smallest ``minus_values``) first, skipping any point
+    within :data:`DISTINCT_TOLERANCE` (max-norm) of one already taken: starts that converged to
+    the same optimum would be polished to the same point."""
+    taken: list[int] = []
+    for p in sorted(members, key=lambda p: minus_values[p]):
+        if all(np.abs(points[p] - points[q]).max() > DISTINCT_TOLERANCE for q in taken):
+            taken.append(p)
+            if len(taken) == limit:
+                break
+    return taken
+
+
+def distinct_best_per_owner(
+    owners: Sequence[int], points: Sequence[np.ndarray], minus_values: Sequence[float], limit: int
+) -> list[int]:
+    """:func:`distinct_best` of the points of each owner (e.g. a set), owners in ascending
+    order: the indices into ``points`` to polish."""
+    return [
+        p
+        for j in sorted(set(owners))
+        for p in distinct_best(
+            [p for p in range(len(owners)) if owners[p] == j], points, minus_values, limit
+        )
+    ]
