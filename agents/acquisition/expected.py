@@ -28,9 +28,9 @@ Maximization (:meth:`ExpectedAcquisition.maximize`), for all requested sets at o
    computed only for candidates whose ``O(n)`` mean plus the widest possible ``beta sigma`` can
    still reach the best ``n_restarts``, see :func:`~agents.acquisition.screening.pruned_top`);
 2. refine the best ``n_restarts`` of each set on that score, then polish the best ``n_polish``
-   on the exact expectation; every start runs its own L-BFGS-B (SciPy's, driven in lockstep by
-   :func:`~agents.acquisition.optimize.batched_lbfgsb`) so it stops when it converges, and each round evaluates
-   all active starts of all sets in one call, with autograd gradients;
+   on the exact expectation; every start runs its own L-BFGS-B (SciPy's, driven in lockstep
+   by :func:`~agents.acquisition.optimize.batched_lbfgsb`) so it stops when it converges, and
+   each round evaluates all active starts of all sets in one call, with autograd gradients;
 3. return per set the best polished point, or the best raw candidate if it is better.
 """
 
