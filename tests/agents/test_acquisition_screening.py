@@ -7,7 +7,12 @@ import pytest
 import torch
 
 from agents.acquisition import ExpectedAcquisition
-from agents.acquisition.screening import distinct_best, pruned_top, raw_candidates
+from agents.acquisition.screening import (
+    distinct_best,
+    distinct_best_per_owner,
+    pruned_top,
+    raw_candidates,
+)
 from agents.surrogate import GPSurrogate
 from bocvs_env.problems.distributions import TruncatedNormal
 from bocvs_env.task import Task
@@ -80,3 +85,11 @@ def test_polishing_skips_starts_that_converged_to_the_same_point() -> None:
     assert distinct_best([0, 1, 2, 3], points, minus_values, limit=2) == [1, 2]
     assert distinct_best([0, 1, 2, 3], points, minus_values, limit=4) == [1, 2, 3]
     assert distinct_best([0, 2], points, minus_values, limit=4) == [0, 2]
+
+
+def test_each_owner_keeps_its_own_distinct_best() -> None:
+    points = [np.array([0.2]), np.array([0.2]), np.array([0.6]), np.array([0.9]), np.array([0.1])]
+    owners = [1, 1, 1, 0, 0]
+    minus_values = [-1.0, -2.0, -0.5, -0.1, -0.3]
+    # owner 0 first: 4 before 3; owner 1: 1, then 2 (0 duplicates 1)
+    assert distinct_best_per_owner(owners, points, minus_values, limit=2) == [4, 3, 1, 2]
