@@ -101,11 +101,12 @@ class _Lockstep:
                     return
                 active = sorted(self._pending)
                 points = [self._pending.pop(p) for p in active]
+            results: list[tuple[float, np.ndarray] | None]
             try:
-                results = self.values_and_grads(active, points)
+                results = list(self.values_and_grads(active, points))
             except BaseException as err:  # stop every optimizer, then re-raise
                 self._errors.append(err)
-                results = [None] * len(active)  # type: ignore[list-item]
+                results = [None] * len(active)
             for p, r in zip(active, results, strict=True):
                 self._results[p] = r
                 self._ready[p].set()
