@@ -104,6 +104,10 @@ class _Lockstep:
             results: list[tuple[float, np.ndarray] | None]
             try:
                 results = list(self.values_and_grads(active, points))
+                if len(results) != len(active):
+                    raise ValueError(
+                        f"values_and_grads gave {len(results)} results for {len(active)} points"
+                    )
             except BaseException as err:  # stop every optimizer, then re-raise
                 self._errors.append(err)
                 results = [None] * len(active)

@@ -70,3 +70,8 @@ def test_an_error_in_the_objective_stops_every_start_and_is_raised() -> None:
 
 def test_no_problems_need_no_evaluation() -> None:
     assert batched_lbfgsb(lambda active, Z: [], []) == ([], [])
+
+
+def test_a_short_batch_of_results_is_an_error_not_a_hang() -> None:
+    with pytest.raises(ValueError, match="1 results for 2 points"):
+        batched_lbfgsb(lambda active, Z: [(0.0, np.zeros(1))], [np.zeros(1), np.zeros(1)])
