@@ -16,7 +16,7 @@ from typing import Any
 
 import gymnasium as gym
 import numpy as np
-from _args import parse_args
+from _common import parse_args, single_threaded_torch
 
 import bocvs_env  # noqa: F401  (registers the ids)
 from agents import make_agent
@@ -69,6 +69,7 @@ class CostAwareUCB1:
 
 def main() -> None:
     args = parse_args(Args, __doc__)
+    single_threaded_torch()  # small tensors: see examples/_common.py
     env = gym.make(args.env_id, cost_set=args.cost_set, budget=args.budget)
     print(
         f"Per episode on {args.env_id} ({args.cost_set} costs, budget {args.budget}): "

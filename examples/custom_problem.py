@@ -13,7 +13,7 @@ from __future__ import annotations
 import sys
 from dataclasses import dataclass
 
-from _args import parse_args
+from _common import parse_args, single_threaded_torch
 from botorch.test_functions import Branin
 
 from agents import make_agent
@@ -45,6 +45,7 @@ def branin_problem(budget: float) -> Problem:
 
 def main() -> None:
     args = parse_args(Args, __doc__)
+    single_threaded_torch()  # small tensors: see examples/_common.py
     print(f"playing {args.agent} on negated Branin ...", file=sys.stderr, flush=True)
     env = BOCVSEnv(branin_problem(args.budget))
     record = run_episode(env, make_agent(args.agent), seed=args.seed)

@@ -27,7 +27,7 @@ from dataclasses import asdict, dataclass
 from typing import Any
 
 import numpy as np
-from _args import parse_args
+from _common import parse_args, single_threaded_torch
 
 from agents import make_agent
 from bocvs_env.env import BOCVSEnv
@@ -115,6 +115,7 @@ def decision_summary(record: EpisodeRecord) -> dict[str, Any]:
 
 def main() -> None:
     args = parse_args(Args, __doc__, {"quick": QUICK, "full": FULL, "smoke": SMOKE})
+    single_threaded_torch()  # small tensors: see examples/_common.py
     names = [a.strip() for a in args.agents.split(",") if a.strip()]
     seeds = range(args.first_seed, args.first_seed + args.seeds)
     rows: dict[str, list[dict[str, Any]]] = {name: [] for name in names}

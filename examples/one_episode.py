@@ -10,7 +10,7 @@ import sys
 from dataclasses import dataclass
 
 import gymnasium as gym
-from _args import parse_args
+from _common import parse_args, single_threaded_torch
 
 import bocvs_env  # noqa: F401  (registers the ids)
 from agents import make_agent
@@ -28,6 +28,7 @@ class Args:
 
 def main() -> None:
     args = parse_args(Args, __doc__)
+    single_threaded_torch()  # small tensors: see examples/_common.py
     print(f"playing {args.agent} on {args.env_id} ...", file=sys.stderr, flush=True)
     env = gym.make(args.env_id, budget=args.budget)
     record = run_episode(env, make_agent(args.agent), seed=args.seed)

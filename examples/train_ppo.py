@@ -30,7 +30,7 @@ from dataclasses import asdict, dataclass
 import gymnasium as gym
 import numpy as np
 import torch
-from _args import parse_args
+from _common import parse_args
 from stable_baselines3 import PPO
 from stable_baselines3.common.callbacks import BaseCallback
 from stable_baselines3.common.env_util import make_vec_env

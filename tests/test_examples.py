@@ -27,7 +27,7 @@ CASES: dict[str, tuple[list[str], str, str]] = {
 
 def test_every_example_is_covered() -> None:
     examples = [p.name for p in EXAMPLES.glob("*.py") if not p.name.startswith("_")]
-    assert sorted(examples) == sorted(CASES)  # _args.py is their shared command line
+    assert sorted(examples) == sorted(CASES)  # _common.py is what they share
 
 
 @pytest.mark.parametrize("name", [n for n, (args, _, _) in CASES.items() if args])

@@ -1,8 +1,9 @@
-"""The examples' command lines: one flag per field of a dataclass of settings.
+"""What the examples share: their command line and running torch on one thread.
 
-``--field-name VALUE`` sets a field (``--field-name`` alone for a bool). With ``presets``, a
-bool field named like a preset (``full``, ``smoke``) picks that preset's values instead of the
-``"quick"`` ones, and flags given explicitly override them.
+:func:`parse_args`: one flag per field of a dataclass of settings; ``--field-name VALUE`` sets a
+field (``--field-name`` alone for a bool). With ``presets``, a bool field named like a preset
+(``full``, ``smoke``) picks that preset's values instead of the ``"quick"`` ones, and flags
+given explicitly override them.
 """
 
 from __future__ import annotations
@@ -35,3 +36,14 @@ def parse_args(
         parser.error(f"give at most one of {', '.join('--' + n for n in chosen)}")
     preset = presets[chosen[0]] if chosen else presets.get("quick", {})
     return settings(**{**preset, **given})
+
+
+def single_threaded_torch() -> None:
+    """Run torch on one thread. The examples' tensors are small (GPs on at most a few hundred
+    points, 64-unit networks): torch's default pool of one thread per core costs more in start-up
+    and synchronisation than it saves, and much more on a busy machine. Measured on two cores at
+    load average 9: an ETC episode (hartmann6 in 12-D, budget 10) took 92 s on the default two
+    threads against 13-22 s on one."""
+    import torch
+
+    torch.set_num_threads(1)
