@@ -6,8 +6,8 @@ the simple regret after spending 60% of the budget (the end of ETC's exploration
 reports that ETC reaches lower simple regret for the same spend and makes many more evaluations
 than the baselines.
 
-By default a small version runs (budget 20, two seeds, ETC, UCB-PSQ and random: about a
-minute on two cores); ``--full`` runs the paper's setting (budget 100, five seeds, five agents:
+By default a small version runs (budget 20, two seeds, ETC, UCB-PSQ and random: one to two
+minutes on two cores); ``--full`` runs the paper's setting (budget 100, five seeds, five agents:
 hours); ``--smoke`` a seconds-long check that it runs (what the tests run). Progress goes to
 stderr, the table to stdout. Any flag overrides these settings::
 
