@@ -39,3 +39,14 @@ def test_quiet_mode_prints_failures_only() -> None:
     shown.say("recorded 0 runs")
     shown.on_outcome(Outcome(config, error="Traceback ..."))
     assert stream.getvalue() == f"FAILED {config.label()}\n"
+
+
+def test_bars_mode_draws_the_sweeps_bar() -> None:
+    config = RunConfig("hartmann3", "cheap", 0.02, 3.0, "random", 0)
+    stream = io.StringIO()
+    shown = SweepProgress("s", {config.key(): config.label()}, "bars", stream)
+    shown.on_start(SweepReport(total=1, skipped=0))
+    shown.progress(config.key(), 1.0, 3.0)
+    shown.on_outcome(Outcome(config, error=None))
+    shown.close()
+    assert "s: 100%" in stream.getvalue() and "1/1" in stream.getvalue()
