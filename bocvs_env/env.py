@@ -10,6 +10,8 @@ import numpy as np
 import torch
 from gymnasium import spaces
 
+from bocvs_env.budget import Ledger
+from bocvs_env.checks import flag
 from bocvs_env.goal import GoalEvaluator, oracle_values
 from bocvs_env.problems.distributions import InputDistribution
 from bocvs_env.problems.problem import Problem
@@ -38,7 +40,9 @@ class BOCVSEnv(gym.Env[ObsType, ActType]):
 
     ## Action Space
     ``Dict(control_set=Discrete(m), x=Box(0, 1, (d,), float64))``. Entries of ``x`` outside the
-    chosen set are ignored (they must still lie in ``[0, 1]``).
+    chosen set are ignored (they must still lie in ``[0, 1]``). ``control_set`` is one integer
+    and ``x`` real numbers (floats or integers); booleans, strings, complex numbers and other
+    keys are refused with a ``ValueError``.
 
     ## Observation Space
     ``Dict`` with
@@ -59,7 +63,8 @@ class BOCVSEnv(gym.Env[ObsType, ActType]):
     ## Episode End
     Terminated when a freshly drawn cost exceeds the remaining budget: that play is neither
     evaluated nor charged (``info["evaluated"] is False``), so the spend never exceeds the
-    budget. There is no truncation. Stepping a terminated episode raises
+    budget. The accounting is exact (:mod:`bocvs_env.budget`): a cost equal to what is left is
+    paid, whatever the number of plays before it. There is no truncation. Stepping a terminated episode raises
     :class:`EpisodeEndedError`.
 
     ## Info
@@ -73,7 +78,7 @@ class BOCVSEnv(gym.Env[ObsType, ActType]):
     ``problem``: a :class:`Problem` or the name of a built-in one; with a name, the keywords of
     :func:`~bocvs_env.problems.registry.make_problem` (``cost_set``, ``variance``, ``budget``,
     ``noise_std``, ``cost_noise_std``, ``n_initial``, ``data_dir``, ``function_seed``).
-    ``privileged_info``: whether to compute ``info["privileged"]`` each step.
+    ``privileged_info``: whether to compute ``info["privileged"]`` each step (a bool).
     ``render_mode``: ``"ansi"`` (returns a text summary) or ``"human"`` (prints it).
 
     ## Seeding
@@ -101,7 +106,7 @@ class BOCVSEnv(gym.Env[ObsType, ActType]):
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
             raise ValueError(f"render_mode must be one of {self.metadata['render_modes']}")
         self.problem = problem
-        self.privileged_info = privileged_info
+        self.privileged_info = flag(privileged_info, "privileged_info")
         self.render_mode = render_mode
         d, m, budget = problem.dim, problem.n_sets, float(problem.budget)
         self.action_space = spaces.Dict(
@@ -129,7 +134,7 @@ class BOCVSEnv(gym.Env[ObsType, ActType]):
         self._icdf_groups = [(p, np.array(idx)) for p, idx in groups.items()]
         self._started = False
         self._terminated = False
-        self._spent = 0.0
+        self._ledger = Ledger(budget)
         self._steps = 0
         self._best_y = -np.inf
         self._obs = self._blank_observation()
@@ -151,7 +156,7 @@ class BOCVSEnv(gym.Env[ObsType, ActType]):
     @property
     def remaining_budget(self) -> float:
         """The budget not yet spent, in cost units."""
-        return max(float(self.problem.budget) - self._spent, 0.0)
+        return self._ledger.remaining
 
     def _blank_observation(self) -> ObsType:
         return {
@@ -174,7 +179,8 @@ class BOCVSEnv(gym.Env[ObsType, ActType]):
         )
         self._cost_rngs = [np.random.default_rng(c) for c in children[3:]]
         self._started, self._terminated = True, False
-        self._spent, self._steps, self._best_y = 0.0, 0, -np.inf
+        self._ledger = Ledger(self.problem.budget)
+        self._steps, self._best_y = 0, -np.inf
         self._obs = self._blank_observation()
         n0 = self.problem.n_initial
         X0 = init_rng.random((n0, self.problem.dim))
@@ -198,8 +204,9 @@ class BOCVSEnv(gym.Env[ObsType, ActType]):
         return z
 
     def _parse_action(self, action: ActType) -> tuple[int, np.ndarray]:
-        if not isinstance(action, dict) or "control_set" not in action or "x" not in action:
-            raise ValueError("an action is a dict with keys 'control_set' and 'x'")
+        if not isinstance(action, dict) or set(action) != {"control_set", "x"}:
+            got = sorted(map(str, action)) if isinstance(action, dict) else type(action).__name__
+            raise ValueError(f"an action is a dict with keys 'control_set' and 'x', got {got}")
         raw_i = np.asarray(action["control_set"])
         m = self.problem.n_sets
         if raw_i.shape != () or not np.issubdtype(raw_i.dtype, np.integer):
@@ -207,8 +214,17 @@ class BOCVSEnv(gym.Env[ObsType, ActType]):
         i = int(raw_i)
         if not 0 <= i < m:
             raise ValueError(f"unknown control set {i}: this problem has sets 0..{m - 1}")
-        x = np.asarray(action["x"], dtype=np.float64)
         d = self.problem.dim
+        try:
+            raw_x = np.asarray(action["x"])
+        except (ValueError, TypeError):  # ragged nested sequences
+            raw_x = np.asarray(None)
+        if raw_x.dtype.kind not in "iuf":
+            raise ValueError(
+                f"x must be {d} real numbers (floats or integers) in [0, 1], got "
+                f"{action['x']!r} (dtype {raw_x.dtype})"
+            )
+        x = raw_x.astype(np.float64)
         if x.shape != (d,):
             raise ValueError(f"x must have shape ({d},), got {x.shape}")
         if not np.all(np.isfinite(x)):
@@ -226,12 +242,12 @@ class BOCVSEnv(gym.Env[ObsType, ActType]):
         cost = self.problem.cost_model.sample(i, self._cost_rngs[i])
         # Draw every variable's uniform each step, so the stream does not depend on the set.
         u = self._input_rng.random(self.problem.dim)
-        if cost > self.remaining_budget:
+        if not self._ledger.fits(cost):
             self._terminated = True
             info = {
                 "cost_drawn": cost,
                 "evaluated": False,
-                "spent": self._spent,
+                "spent": self._ledger.spent,
                 "step": self._steps,
             }
             if self.render_mode == "human":
@@ -239,7 +255,7 @@ class BOCVSEnv(gym.Env[ObsType, ActType]):
             return self._copy_obs(), 0.0, True, False, info
         full = np.where(self._masks[i], x, self._icdf(u))
         y = float(self._evaluate(full[None], self._noise_rng)[0])
-        self._spent += cost
+        self._ledger.pay(cost)
         self._steps += 1
         self._best_y = max(self._best_y, y)
         self._obs = {
@@ -252,7 +268,7 @@ class BOCVSEnv(gym.Env[ObsType, ActType]):
         info: dict[str, Any] = {
             "cost_drawn": cost,
             "evaluated": True,
-            "spent": self._spent,
+            "spent": self._ledger.spent,
             "step": self._steps,
         }
         if self.privileged_info:
@@ -271,7 +287,7 @@ class BOCVSEnv(gym.Env[ObsType, ActType]):
             return None
         o = self._obs
         text = (
-            f"{self.problem.name}: step {self._steps}, spent {self._spent:.4g} of "
+            f"{self.problem.name}: step {self._steps}, spent {self._ledger.spent:.4g} of "
             f"{float(self.problem.budget):.4g}, last set {o['control_set']}, "
             f"y {float(o['y'][0]):.4g}, best y {self._best_y:.4g}"
             + (", ended" if self._terminated else "")

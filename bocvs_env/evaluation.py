@@ -4,11 +4,13 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import TYPE_CHECKING, Any
 
 import gymnasium as gym
 import numpy as np
 
+from bocvs_env.budget import cumulative_spend
 from bocvs_env.env import BOCVSEnv
 
 if TYPE_CHECKING:
@@ -56,10 +58,11 @@ class EpisodeRecord:
         """The number of evaluated steps ``T``."""
         return int(self.control_set.size)
 
-    @property
+    @cached_property
     def spent(self) -> np.ndarray:
-        """Cumulative cost after each step, shape ``(T,)``."""
-        return np.cumsum(self.cost)
+        """Cumulative cost after each step, shape ``(T,)``, summed exactly as the environment
+        accounts it (:func:`bocvs_env.budget.cumulative_spend`), so never above the budget."""
+        return cumulative_spend(self.cost)
 
 
 def public_info(info: dict[str, Any]) -> dict[str, Any]:

@@ -111,7 +111,7 @@ def summarize(record: EpisodeRecord, alpha: float = 0.1) -> dict[str, float | in
     T = record.n_evaluations
     tgt = target(record.set_max, record.cost_means, alpha)
     share = np.bincount(record.control_set, weights=record.cost, minlength=record.set_max.size)
-    spent = float(record.cost.sum())
+    spent = float(record.spent[-1]) if T else 0.0
     return {
         "evaluations": T,
         "spent": spent,

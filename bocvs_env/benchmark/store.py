@@ -277,7 +277,7 @@ class ResultStore:
             "git_commit": git_commit,
             "recorded_at": utc_now(),
             "n_evaluations": rec.n_evaluations,
-            "spent": float(rec.cost.sum()),
+            "spent": float(rec.spent[-1]) if rec.n_evaluations else 0.0,
             **{name: _to_npy(getattr(rec, name)) for name in _TRACE},
             "diagnostics": zlib.compress(_dumps(rec.diagnostics).encode()),
         }

@@ -29,6 +29,7 @@ import numpy as np
 import torch
 from torch import Tensor
 
+from bocvs_env.checks import integer
 from bocvs_env.env import BOCVSEnv, ObsType
 from bocvs_env.problems.objective import Objective
 from bocvs_env.problems.problem import Problem
@@ -121,9 +122,11 @@ class TransformedObjective(Objective):
 
 
 def rotated_hartmann3(function_seed: int, max_shift: float = 0.25) -> TransformedObjective:
-    """Negated Hartmann-3 with a random rotation and shift drawn from ``function_seed``."""
+    """Negated Hartmann-3 with a random rotation and shift drawn from ``function_seed``
+    (an integer >= 0)."""
     from bocvs_env.problems.synthetic import hartmann3
 
+    function_seed = integer(function_seed, "function_seed", minimum=0)
     return TransformedObjective.random(
         hartmann3(), function_seed, max_shift, name=f"rotated_hartmann3_{function_seed}"
     )
@@ -236,7 +239,7 @@ class FamilyEnv(BOCVSEnv):
     @staticmethod
     def _seed_range(split: str | None, function_seeds: Sequence[int] | None) -> tuple[int, int]:
         if function_seeds is not None:
-            lo, hi = (int(v) for v in function_seeds)
+            lo, hi = (integer(v, "function_seeds") for v in function_seeds)
             if not 0 <= lo < hi:
                 raise ValueError(
                     f"function_seeds must be (lo, hi) with 0 <= lo < hi, got {(lo, hi)}"
@@ -268,7 +271,7 @@ class FamilyEnv(BOCVSEnv):
         # Seed the generator here; BOCVSEnv.reset(seed=None) then continues its stream.
         super(BOCVSEnv, self).reset(seed=seed)
         drawn = lo + int(self.np_random.integers(hi - lo))
-        function_seed = int((options or {}).get("function_seed", drawn))
+        function_seed = integer((options or {}).get("function_seed", drawn), "function_seed")
         if not lo <= function_seed < hi:
             raise ValueError(f"function_seed {function_seed} is outside this split's [{lo}, {hi})")
         if function_seed != (self.problem.config or {}).get("function_seed"):

@@ -18,6 +18,7 @@ from typing import Any
 import torch
 from torch import Tensor
 
+from bocvs_env.checks import integer
 from bocvs_env.problems.extrema import extremes_on_cube
 from bocvs_env.problems.objective import Objective
 
@@ -109,10 +110,15 @@ def gp_sample(
     """The 3-D GP-sample objective of UCB-CVS: an SE-kernel GP draw (unit variance) per seed.
 
     Args:
-        function_seed: picks the function; the same seed gives the same function bit for bit.
+        function_seed: picks the function (an integer >= 0); the same seed gives the same
+            function bit for bit.
+
+    Raises:
+        TypeError: if ``function_seed`` is not an integer; ValueError if it is negative.
         lengthscale: the SE kernel's lengthscale (0.1 in UCB-CVS).
         n_features: random Fourier features of the approximation.
     """
+    function_seed = integer(function_seed, "function_seed", minimum=0)
     return GPSampleObjective(
         RandomFourierFeatureFunction(function_seed, 3, lengthscale, n_features)
     )

@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from bocvs_env.checks import integer, real
 from bocvs_env.problems.costs import CostModel
 from bocvs_env.problems.distributions import InputDistribution
 from bocvs_env.problems.objective import Objective
@@ -84,14 +84,11 @@ class Problem:
             raise ValueError(
                 f"the cost model has {self.cost_model.means.size} means for {m} control sets"
             )
-        if not (isinstance(self.budget, (int, float)) and math.isfinite(self.budget)):
-            raise ValueError(f"budget must be a finite number, got {self.budget!r}")
-        if self.budget <= 0:
+        if real(self.budget, "budget") <= 0:
             raise ValueError(f"budget must be positive, got {self.budget!r}")
-        if not (math.isfinite(self.noise_std) and self.noise_std >= 0):
+        if real(self.noise_std, "noise_std") < 0:
             raise ValueError(f"noise_std must be finite and >= 0, got {self.noise_std!r}")
-        if not isinstance(self.n_initial, int) or self.n_initial < 0:
-            raise ValueError(f"n_initial must be a non-negative integer, got {self.n_initial!r}")
+        object.__setattr__(self, "n_initial", integer(self.n_initial, "n_initial", minimum=0))
 
     @property
     def dim(self) -> int:

@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import importlib
+import inspect
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from bocvs_env.checks import real
 from bocvs_env.problems.costs import CostModel, cost_model_from_name
 
 if TYPE_CHECKING:  # imported where used: the CLI reads PROBLEMS without loading torch
@@ -115,6 +117,10 @@ def make_problem(
         n_initial: free uniform initial points at reset.
         cost_model: a custom :class:`CostModel` with one mean per control set.
         **objective_options: ``data_dir`` (plant, airfoil), ``function_seed`` (gp_sample).
+
+    Raises:
+        ValueError: for an unknown problem or cost set, an option the problem does not take, or
+            a value out of range; TypeError for a value of the wrong type (``budget=True``).
     """
     from bocvs_env.problems.distributions import TruncatedNormal
     from bocvs_env.problems.problem import Problem
@@ -123,7 +129,17 @@ def make_problem(
         info = PROBLEMS[name]
     except KeyError:
         raise ValueError(f"unknown problem {name!r}; expected one of {sorted(PROBLEMS)}") from None
-    objective = info.objective_factory()(**objective_options)
+    factory = info.objective_factory()
+    accepted = set(inspect.signature(factory).parameters)
+    unknown = sorted(set(objective_options) - accepted)
+    if unknown:
+        raise ValueError(
+            f"problem {name!r} takes no options {unknown}; its own options are "
+            f"{sorted(accepted) or 'none'} besides those of make_problem"
+        )
+    real(variance, "variance")
+    real(cost_noise_std, "cost_noise_std")
+    objective = factory(**objective_options)
     costs = cost_model if cost_model is not None else cost_model_from_name(cost_set, cost_noise_std)
     config = {
         "problem": name,
