@@ -1,20 +1,27 @@
-"""Property test: random policies on every built-in problem respect the budget rules."""
+"""Property tests: random policies and random actions on every built-in problem and registered id
+respect the budget rule exactly, and malformed actions and arguments are refused."""
 
 from __future__ import annotations
 
 import math
 from pathlib import Path
+from typing import Any
 
+import gymnasium as gym
 import numpy as np
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 from agents import RandomAgent
-from bocvs_env import BOCVSEnv, EpisodeEndedError, metrics
+from bocvs_env import BOCVSEnv, EpisodeEndedError, make_problem, metrics
+from bocvs_env.budget import exact
 from bocvs_env.evaluation import run_episode
 from bocvs_env.goal import GoalEvaluator
 from bocvs_env.problems import PROBLEMS
+from bocvs_env.problems.costs import COST_SETS, GaussianCost
+from bocvs_env.problems.families import FamilyEnv
+from bocvs_env.registration import ENV_IDS
 
 
 @pytest.fixture(scope="module", autouse=True)
@@ -52,7 +59,7 @@ def test_random_policies_respect_the_budget(
     )
     record = run_episode(env, RandomAgent(), seed=seed)
     assert np.all(record.cost > 0)
-    assert record.cost.sum() <= budget + 1e-12
+    assert record.spent[-1] <= budget if record.n_evaluations else True
     assert np.all((record.x >= 0) & (record.x <= 1))
     with pytest.raises(EpisodeEndedError):
         env.step({"control_set": 0, "x": np.zeros(env.problem.dim)})
@@ -62,3 +69,155 @@ def test_random_policies_respect_the_budget(
         assert all(math.isfinite(v) for v in values), key
     assert np.all(np.isfinite(metrics.simple_regret_at(record, np.linspace(0, budget, 11))))
     assert np.all(np.isfinite(metrics.quality_regret(record)))
+
+
+def _make(env_id: str, id_kwargs, **kwargs: Any) -> BOCVSEnv:
+    env = gym.make(env_id, privileged_info=False, **id_kwargs(env_id), **kwargs)
+    assert isinstance(env.unwrapped, BOCVSEnv)
+    return env.unwrapped
+
+
+@settings(
+    max_examples=40,
+    deadline=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
+)
+@given(
+    env_id=st.sampled_from(ENV_IDS),
+    budget=st.one_of(
+        st.floats(0.01, 3.0),
+        st.decimals("0.01", "3", places=2).map(float),  # budgets a user types: 1.0, 0.3
+    ),
+    cost_noise_std=st.sampled_from([0.0, 0.02, 0.3]),
+    cost_set=st.sampled_from(sorted(COST_SETS)),
+    seed=st.integers(0, 2**16),
+    data=st.data(),
+)
+def test_every_id_pays_exactly_what_fits(
+    id_kwargs, env_id: str, budget: float, cost_noise_std: float, cost_set: str, seed: int, data
+) -> None:
+    """Random actions and cost draws: each play is paid iff its drawn cost is at most what is
+    left, checked in exact rational arithmetic; what is reported spent never exceeds the
+    budget and what is left never goes below 0."""
+    env = _make(env_id, id_kwargs, budget=budget, cost_set=cost_set, cost_noise_std=cost_noise_std)
+    budget = float(env.problem.budget)
+    m, d = env.problem.n_sets, env.problem.dim
+    env.reset(seed=seed)
+    left = exact(budget)
+    for _ in range(400):
+        i = data.draw(st.integers(0, m - 1), label="control_set")
+        x = np.random.default_rng(seed).random(d)
+        obs, _, terminated, _, info = env.step({"control_set": i, "x": x})
+        fits = exact(info["cost_drawn"]) <= left
+        assert info["evaluated"] == fits == (not terminated)
+        if fits:
+            left -= exact(info["cost_drawn"])
+        assert info["spent"] == float(exact(budget) - left) <= budget
+        assert obs["remaining_budget"][0] == float(left) >= 0.0
+        if terminated:
+            break
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    cost=st.decimals("0.001", "2", places=3).map(float) | st.floats(1e-3, 2.0),
+    budget=st.decimals("0.01", "5", places=2).map(float) | st.floats(0.01, 5.0),
+)
+def test_a_constant_cost_pays_for_exactly_budget_over_cost_plays(
+    cost: float, budget: float
+) -> None:
+    """With every set costing ``c``, an episode makes ``floor(B / c)`` evaluations, computed on
+    the numbers as written (so 0.01 into 1.0 goes 100 times)."""
+    assume(exact(budget) / exact(cost) < 3000)
+    problem = make_problem(
+        "hartmann3", budget=budget, cost_model=GaussianCost([cost] * 7, noise_std=0.0)
+    )
+    env = BOCVSEnv(problem, privileged_info=False)
+    env.reset(seed=0)
+    plays = 0
+    while not env.step({"control_set": plays % 7, "x": np.zeros(3)})[2]:
+        plays += 1
+    assert plays == math.floor(exact(budget) / exact(cost))
+    assert env.remaining_budget == float(exact(budget) - plays * exact(cost)) < cost
+
+
+#: Malformed actions of a ``d``-variable, ``m``-set problem, each a function of ``(m, d)``.
+_BAD_ACTIONS = [
+    lambda m, d: {"control_set": 0, "x": ["0.5"] * d},
+    lambda m, d: {"control_set": 0, "x": [0.5 + 0j] * d},
+    lambda m, d: {"control_set": 0, "x": [True] * d},
+    lambda m, d: {"control_set": 0, "x": [0.5] * (d + 1)},
+    lambda m, d: {"control_set": 0, "x": [[0.5]] * d},
+    lambda m, d: {"control_set": 0, "x": [[0.5], [0.5, 0.5]]},
+    lambda m, d: {"control_set": 0, "x": None},
+    lambda m, d: {"control_set": 0, "x": [float("nan")] * d},
+    lambda m, d: {"control_set": 0, "x": [1.5] * d},
+    lambda m, d: {"control_set": 0, "x": [-0.1] * d},
+    lambda m, d: {"control_set": True, "x": [0.5] * d},
+    lambda m, d: {"control_set": "0", "x": [0.5] * d},
+    lambda m, d: {"control_set": 0.0, "x": [0.5] * d},
+    lambda m, d: {"control_set": m, "x": [0.5] * d},
+    lambda m, d: {"control_set": [0, 1], "x": [0.5] * d},
+    lambda m, d: {"control_set": 0, "x": [0.5] * d, "extra": 1},
+    lambda m, d: {"x": [0.5] * d},
+    lambda m, d: [0, [0.5] * d],
+    lambda m, d: None,
+]
+
+
+@settings(
+    max_examples=60,
+    deadline=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
+)
+@given(env_id=st.sampled_from(ENV_IDS), bad=st.sampled_from(_BAD_ACTIONS))
+def test_malformed_actions_are_refused_and_change_nothing(id_kwargs, env_id: str, bad) -> None:
+    env = _make(env_id, id_kwargs)
+    env.reset(seed=0)
+    with pytest.raises((ValueError, TypeError), match=r"control.set|\bx\b|action"):
+        env.step(bad(env.problem.n_sets, env.problem.dim))
+    assert env.remaining_budget == float(env.problem.budget)
+    *_, info = env.step({"control_set": 0, "x": np.full(env.problem.dim, 0.5)})
+    assert info["step"] == int(info["evaluated"])  # the refused action was not played
+
+
+#: Malformed ``gymnasium.make`` arguments, with what the message must name.
+_BAD_ARGUMENTS = [
+    ({"budget": True}, "budget"),
+    ({"budget": "10"}, "budget"),
+    ({"budget": 1j}, "budget"),
+    ({"budget": float("nan")}, "budget"),
+    ({"budget": -1.0}, "budget"),
+    ({"variance": True}, "variance"),
+    ({"variance": "0.02"}, "variance"),
+    ({"variance": 0.5}, "variance"),
+    ({"noise_std": False}, "noise_std"),
+    ({"cost_noise_std": "0.02"}, "cost_noise_std"),
+    ({"n_initial": 2.0}, "n_initial"),
+    ({"n_initial": -1}, "n_initial"),
+    ({"n_initial": True}, "n_initial"),
+    ({"privileged_info": 1}, "privileged_info"),
+    ({"cost_set": "free"}, "cost set"),
+    ({"not_an_option": 1}, "not_an_option"),
+]
+
+
+@settings(
+    max_examples=60,
+    deadline=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
+)
+@given(env_id=st.sampled_from(ENV_IDS), bad=st.sampled_from(_BAD_ARGUMENTS))
+def test_malformed_arguments_are_refused(id_kwargs, env_id: str, bad) -> None:
+    kwargs, name = bad
+    with pytest.raises((ValueError, TypeError), match=name):
+        gym.make(env_id, **{**id_kwargs(env_id), **kwargs})
+
+
+@pytest.mark.parametrize("function_seed", [-1, 1.5, 2.0, "3", True, None])
+def test_function_seeds_must_be_non_negative_integers(function_seed: Any) -> None:
+    with pytest.raises((ValueError, TypeError), match="function_seed"):
+        gym.make("bocvs/GPSample-v0", function_seed=function_seed)
+    family = FamilyEnv("rotated_hartmann3", function_seeds=(0, 5))
+    with pytest.raises((ValueError, TypeError), match="function_seed"):
+        family.reset(seed=0, options={"function_seed": function_seed})
