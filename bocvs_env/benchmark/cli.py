@@ -14,11 +14,22 @@ Examples::
 A sweep is a preset, a config file (``.toml``/``.json``, see :mod:`bocvs_env.benchmark.config`)
 or flags; flags override a preset's or a file's fields. ``plot``, ``table`` and ``export`` take
 the sweep's runs, the runs of a recorded sweep (``--sweep``), or else every run in the store.
+
+A sweep's recorded definition is replaced only from its config file or by extending it with
+``--sweep NAME`` and flags. A sweep built from flags (or a preset changed by flags) without
+``--name`` is named after its definition, ``cli-<digest>`` (``quick-<digest>``), so that two
+such sweeps never share a name, and running the same flags again resumes the same sweep; with
+``--name`` it must match the definition recorded under that name, if any.
+
+``status``, ``table``, ``export`` and ``plot`` only read the store, and work on a store the user
+cannot write. Every error ends in one line, ``bocvs <command>: error: ...``, naming the file,
+the run or the option, with exit status 2; nothing stored is changed.
 """
 
 from __future__ import annotations
 
 import argparse
+import sqlite3
 import sys
 import time
 from collections.abc import Sequence
@@ -96,8 +107,26 @@ def _sweep(args: argparse.Namespace, store: ResultStore | None = None) -> SweepC
     else:
         if args.problems is None:
             raise ValueError("a sweep from flags needs --problems (or use --preset/--config)")
-        base = SweepConfig(name=args.name or "cli", problems=args.problems)
-    return base.with_overrides(**overrides)
+        base = SweepConfig(name="cli", problems=args.problems)
+    sweep = base.with_overrides(**overrides)
+    if args.name is None and _from_flags(args) and (args.preset is None or sweep != base):
+        sweep = sweep.with_overrides(name=f"{base.name}-{sweep.digest()}")
+    return sweep
+
+
+def _from_flags(args: argparse.Namespace) -> bool:
+    """Whether the sweep is built from flags (or a preset and flags), not a file or a record."""
+    return args.config is None and args.sweep is None
+
+
+def _check_name(args: argparse.Namespace, sweep: SweepConfig, store: ResultStore) -> None:
+    """Refuse a sweep built from flags under a name that a different definition holds."""
+    recorded = store.sweeps().get(sweep.name)
+    if _from_flags(args) and recorded not in (None, sweep):
+        raise ValueError(
+            f"{store.path} already holds a different sweep named {sweep.name!r}; choose "
+            f"another --name, or extend that one with --sweep {sweep.name} and flags"
+        )
 
 
 def _selected_runs(store: ResultStore, sweep: SweepConfig | None) -> list[StoredRun]:
@@ -110,6 +139,7 @@ def _selected_runs(store: ResultStore, sweep: SweepConfig | None) -> list[Stored
 
 
 def _plot_dir(args: argparse.Namespace, sweep: SweepConfig | None) -> Path:
+    """``--out``, else the sweep's folder beside the store (a sweep's name is never a path)."""
     return args.out or args.store.parent / (sweep.name if sweep is not None else "all")
 
 
@@ -117,19 +147,20 @@ def _cmd_run(args: argparse.Namespace) -> int:
     from bocvs_env.benchmark.executors import make_executor
     from bocvs_env.benchmark.progress import SweepProgress, progress_mode
     from bocvs_env.benchmark.store import ResultStore
-    from bocvs_env.benchmark.sweep import check_agents, run_sweep
+    from bocvs_env.benchmark.sweep import check_sweep, run_sweep
 
     if args.sweep is not None:  # resume a recorded sweep: its store must exist
-        with ResultStore(args.store, create=False) as store:
+        with ResultStore(args.store, readonly=True) as store:
             sweep = _sweep(args, store)
     else:
         sweep = _sweep(args)
     if sweep is None:
         raise ValueError("bocvs run needs a sweep: --preset, --config or --problems ...")
-    check_agents(sweep)
+    check_sweep(sweep)  # whole, before the store is created or written
     labels = {c.key(): c.label() for c in sweep.runs()}
     shown = SweepProgress(sweep.name, labels, progress_mode(args.quiet))
     with ResultStore(args.store) as store:
+        _check_name(args, sweep, store)
         executor = make_executor(args.executor, args.workers, args.ray_address)
         t0 = time.perf_counter()
         with executor:
@@ -163,13 +194,18 @@ def _cmd_status(args: argparse.Namespace) -> int:
     from bocvs_env.benchmark.store import ResultStore
     from bocvs_env.benchmark.sweep import pending_runs
 
-    with ResultStore(args.store, create=False) as store:
+    with ResultStore(args.store, readonly=True) as store:
         sweep = _sweep(args, store)
         sweeps = [sweep] if sweep is not None else list(store.sweeps().values())
-        print(f"{args.store}: {len(store)} runs")
+        note = "" if store.writable else " (read-only here: bocvs run cannot add to it)"
+        print(f"{args.store}: {len(store)} runs{note}")
         for s in sweeps:
             pending, done = pending_runs(s, store)
-            print(f"  sweep {s.name!r}: {done} / {done + len(pending)} done")
+            failed = len(store.failures(c.key() for c in pending))
+            print(
+                f"  sweep {s.name!r}: {done} / {done + len(pending)} done"
+                + (f", {failed} failed (run it again to retry)" if failed else "")
+            )
     return 0
 
 
@@ -177,7 +213,7 @@ def _cmd_plot(args: argparse.Namespace) -> int:
     from bocvs_env.benchmark.plots import save_figures
     from bocvs_env.benchmark.store import ResultStore
 
-    with ResultStore(args.store, create=False) as store:
+    with ResultStore(args.store, readonly=True) as store:
         sweep = _sweep(args, store)
         runs = _selected_runs(store, sweep)
     for path in save_figures(runs, _plot_dir(args, sweep)):
@@ -189,7 +225,7 @@ def _cmd_table(args: argparse.Namespace) -> int:
     from bocvs_env.benchmark.store import ResultStore
     from bocvs_env.benchmark.tables import summary_markdown
 
-    with ResultStore(args.store, create=False) as store:
+    with ResultStore(args.store, readonly=True) as store:
         runs = _selected_runs(store, _sweep(args, store))
     text = summary_markdown(runs)
     if args.out is not None:
@@ -204,7 +240,7 @@ def _cmd_export(args: argparse.Namespace) -> int:
     from bocvs_env.benchmark.export import runs_frame, steps_frame, write_frame
     from bocvs_env.benchmark.store import ResultStore
 
-    with ResultStore(args.store, create=False) as store:
+    with ResultStore(args.store, readonly=True) as store:
         runs = _selected_runs(store, _sweep(args, store))
     frame = (runs_frame if args.level == "runs" else steps_frame)(runs)
     print(write_frame(frame, args.out))
@@ -255,6 +291,17 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _one_line(err: BaseException, store: Path) -> str:
+    """An error as one line naming what it is about (an OS error's file, SQLite's store)."""
+    if isinstance(err, OSError) and err.filename is not None and err.strerror:
+        text = f"{err.filename}: {err.strerror}"
+    elif isinstance(err, sqlite3.Error):
+        text = f"{store}: {err}"
+    else:
+        text = str(err) or type(err).__name__
+    return " ".join(text.split())
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``bocvs`` console script; returns the exit status."""
     args: Any = build_parser().parse_args(argv)
@@ -262,8 +309,8 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     try:
         return int(args.func(args))
-    except (ValueError, TypeError, FileNotFoundError, ImportError, StoreError) as err:
-        print(f"bocvs {args.command}: error: {err}", file=sys.stderr)
+    except (ValueError, TypeError, OSError, ImportError, StoreError, sqlite3.Error) as err:
+        print(f"bocvs {args.command}: error: {_one_line(err, args.store)}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         print(f"\nbocvs {args.command}: interrupted; finished runs are kept, run again to resume",

@@ -27,6 +27,7 @@ import inspect
 import itertools
 import json
 import math
+import re
 import sys
 from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass, field, fields, replace
@@ -35,6 +36,7 @@ from typing import Any
 
 from bocvs_env.problems import make_problem
 from bocvs_env.problems.costs import COST_SETS
+from bocvs_env.problems.distributions import UNIFORM_VARIANCE
 from bocvs_env.problems.registry import PROBLEMS
 
 if sys.version_info >= (3, 11):
@@ -53,6 +55,10 @@ _PROBLEM_DEFAULTS: dict[str, Any] = {
 }
 #: Options that locate files and do not change a run's outcome.
 _LOCATION_OPTIONS = frozenset({"data_dir"})
+#: ``make_problem`` arguments that are axes of the sweep (or not JSON), never problem options.
+_NOT_OPTIONS = frozenset({"name", "cost_set", "variance", "budget", "cost_model"})
+#: A sweep's name: it names a folder of plots, so it is a name and never a path.
+_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,99}")
 
 
 def _canonical(obj: Any) -> str:
@@ -138,15 +144,20 @@ class SweepConfig:
     """A sweep: the grid of runs and its name.
 
     Attributes:
-        name: the sweep's name, recorded in the store.
+        name: the sweep's name, recorded in the store and naming its plot folder: 1-100
+            letters, digits, ``.``, ``_`` or ``-``, starting with a letter or digit.
         problems: problem names.
         cost_sets: cost-set names.
-        variances: input variances (> 0).
+        variances: input variances, in ``(0, 1/12)``.
         budgets: budgets (> 0); ``None`` for each problem's default budget.
         agents: agent names (checked against the registry when the sweep runs).
-        seeds: the seeds; an int ``n`` means ``0..n-1``.
+        seeds: the seeds (integers >= 0); an int ``n`` means ``0..n-1``.
         agent_params: agent name -> keyword arguments.
-        problem_options: keyword arguments of ``make_problem`` shared by all runs.
+        problem_options: keyword arguments of ``make_problem`` shared by all runs (not its
+            sweep axes ``cost_set``, ``variance``, ``budget``).
+
+    The fields are checked here; that the problems can be built with these options and the
+    agents with these parameters is checked by :func:`bocvs_env.benchmark.sweep.check_sweep`.
     """
 
     name: str
@@ -160,8 +171,11 @@ class SweepConfig:
     problem_options: Mapping[str, Any] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
-        if not isinstance(self.name, str) or not self.name:
-            raise ValueError(f"a sweep needs a non-empty name, got {self.name!r}")
+        if not isinstance(self.name, str) or not _NAME.fullmatch(self.name):
+            raise ValueError(
+                f"a sweep's name is 1-100 letters, digits, '.', '_' or '-', starting with a "
+                f"letter or digit (it names a plot folder, never a path), got {self.name!r}"
+            )
         problems = _as_list(self.problems, "problems", str)
         unknown = [p for p in problems if p not in PROBLEMS]
         if unknown:
@@ -171,8 +185,8 @@ class SweepConfig:
         if unknown:
             raise ValueError(f"unknown cost sets {unknown}; expected some of {sorted(COST_SETS)}")
         variances = [float(v) for v in _as_list(self.variances, "variances", (int, float))]
-        if not all(math.isfinite(v) and v > 0 for v in variances):
-            raise ValueError(f"variances must be finite and positive, got {variances}")
+        if not all(0 < v < UNIFORM_VARIANCE for v in variances):
+            raise ValueError(f"variances must lie in (0, 1/12), got {variances}")
         budgets = None
         if self.budgets is not None:
             budgets = [float(b) for b in _as_list(self.budgets, "budgets", (int, float))]
@@ -185,8 +199,16 @@ class SweepConfig:
             seeds = list(range(self.seeds))
         else:
             seeds = _as_list(self.seeds, "seeds", int)
+        if any(s < 0 for s in seeds):
+            raise ValueError(f"seeds must be integers >= 0, got {seeds}")
         if len(set(seeds)) != len(seeds):
             raise ValueError(f"seeds repeat: {seeds}")
+        axes = sorted(_NOT_OPTIONS & set(self.problem_options))
+        if axes:
+            raise ValueError(
+                f"problem_options may not set {axes}: cost sets, variances and budgets are the "
+                "sweep's own fields"
+            )
         stray = sorted(set(self.agent_params) - set(agents))
         if stray:
             raise ValueError(f"agent_params names agents not in the sweep: {stray}")
@@ -271,6 +293,11 @@ class SweepConfig:
         if not isinstance(data, dict):
             raise ValueError(f"sweep config {path} must hold a table/object at the top level")
         return cls.from_dict({"name": path.stem, **data})
+
+    def digest(self) -> str:
+        """Eight hex digits of the definition, its name left out (equal grids, equal digests)."""
+        data = {**self.to_dict(), "name": None}
+        return hashlib.sha256(_canonical(data).encode()).hexdigest()[:8]
 
     def with_overrides(self, **overrides: Any) -> SweepConfig:
         """A copy with the given fields replaced (``None`` values are ignored)."""

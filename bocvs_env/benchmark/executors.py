@@ -1,7 +1,8 @@
 """Executors: where the runs of a sweep execute. Workers run episodes; the driver (the caller
 of :meth:`Executor.run`) receives the outcomes and alone writes the store.
 
-- :class:`LocalExecutor`: a pool of local processes (``spawn``), one per core by default.
+- :class:`LocalExecutor`: a pool of local processes (``spawn``), one per core by default; a
+  worker that dies (killed, out of memory) costs a new pool, not the runs it held.
 - :class:`RayExecutor`: Ray tasks, on a running cluster (``address``) or a local instance.
 
 Every worker runs torch on one thread, so the same configuration gives the same record bit
@@ -18,6 +19,7 @@ import traceback
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
+from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass
 from queue import Empty
 from typing import Any, Protocol
@@ -35,6 +37,8 @@ REPORT_INTERVAL = 0.5
 _POLL = 0.2
 #: Seconds between a local worker's checks that its driver is alive.
 _PARENT_POLL = 1.0
+#: New pools a local run may start after workers died, before it gives up on what is left.
+POOL_RESTARTS = 3
 
 
 class _Sink(Protocol):
@@ -141,6 +145,11 @@ def default_workers() -> int:
 class LocalExecutor(Executor):
     """A pool of ``workers`` local processes (one per core by default), started with ``spawn``.
 
+    When a worker dies (killed, out of memory), Python breaks the whole pool: the runs that had
+    not finished are then run again on a new pool, up to :data:`POOL_RESTARTS` times, after
+    which they come back as failed (a run that kills its worker every time cannot stall the
+    sweep).
+
     Raises:
         ValueError: if ``workers`` < 1.
     """
@@ -157,6 +166,29 @@ class LocalExecutor(Executor):
             return
         ctx = mp.get_context("spawn")
         queue = ctx.Queue() if progress is not None else None
+        todo = list(configs)
+        for _ in range(POOL_RESTARTS + 1):
+            lost: list[RunConfig] = []
+            yield from self._run_pool(ctx, queue, todo, progress, lost)
+            todo = lost
+            if not todo:
+                return
+        for config in todo:
+            yield Outcome(
+                config,
+                error=f"not run: worker processes died {POOL_RESTARTS + 1} times during this "
+                "sweep (killed, or out of memory); run the sweep again to retry",
+            )
+
+    def _run_pool(
+        self,
+        ctx: Any,
+        queue: Any,
+        configs: Sequence[RunConfig],
+        progress: ProgressFn | None,
+        lost: list[RunConfig],
+    ) -> Iterator[Outcome]:
+        """One pool: yield the outcomes, and put in ``lost`` the runs of a pool that broke."""
         with ProcessPoolExecutor(
             max_workers=min(self.workers, len(configs)),
             mp_context=ctx,
@@ -173,13 +205,13 @@ class LocalExecutor(Executor):
                     _drain(queue, progress)
                     for fut in done:
                         err = fut.exception()
-                        yield (
-                            fut.result()
-                            if err is None
-                            else Outcome(
-                                futures[fut], error="".join(traceback.format_exception(err))
-                            )
-                        )
+                        if isinstance(err, BrokenProcessPool):
+                            lost.append(futures[fut])
+                        elif err is not None:
+                            error = "".join(traceback.format_exception(err))
+                            yield Outcome(futures[fut], error=error)
+                        else:
+                            yield fut.result()
             finally:
                 for fut in pending:
                     fut.cancel()

@@ -10,7 +10,16 @@ A store is recognised before anything is written to it: an existing file must ca
 header with this format's ``application_id`` and a supported ``user_version``, then pass a
 read-only schema and integrity check. Anything else (random bytes, another application's
 database, a damaged store) raises :class:`StoreError` and is left untouched. A new store is
-built in a temporary file and linked into place whole.
+built in a temporary file (named after the building process) and linked into place whole; the
+temporary files of a builder that was killed are removed by the next open.
+
+Opened with ``readonly=True`` (what the reporting commands do), a store is never written, and
+works in a folder the user cannot write: SQLite is opened with ``query_only``, falling back to
+``mode=ro`` and, when no write-ahead log is pending, ``immutable=1``; the journal mode is never
+switched. A failed run is recorded with its traceback (:meth:`ResultStore.failures`) until a
+later attempt succeeds. Every SQLite error is raised as :class:`StoreError` (damaged contents,
+a damaged row named by its run) or :class:`StoreAccessError` (read-only, locked, full), with a
+one-line message naming the store; a failed write leaves the store as it was.
 """
 
 from __future__ import annotations
@@ -22,6 +31,7 @@ import sqlite3
 import tempfile
 import zlib
 from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -73,11 +83,48 @@ CREATE TABLE runs (
 );
 CREATE INDEX runs_setting ON runs (problem, cost_set, variance, budget, agent);
 """
+#: Failed runs: their last traceback, until they succeed (added to older stores when opened
+#: for writing; a store without it has no failures).
+_FAILURES = """
+CREATE TABLE IF NOT EXISTS failures (
+    config_key TEXT PRIMARY KEY,
+    sweep TEXT NOT NULL,
+    config TEXT NOT NULL,
+    error TEXT NOT NULL,
+    attempts INTEGER NOT NULL,
+    failed_at TEXT NOT NULL
+);
+"""
 _TABLES = {"bocvs_store", "sweeps", "runs"}
 
 
 class StoreError(ValueError):
-    """The file given as a result store is not one (or is damaged); it was not modified."""
+    """The file given as a result store is not one, or is damaged (the message names the
+    store, and the run of a damaged row); it was not modified."""
+
+
+class StoreAccessError(OSError):
+    """The store could not be read or written (a read-only file or folder, a lock held too
+    long, a full disk); the message names the store, and nothing stored was changed."""
+
+
+@dataclass
+class FailedRun:
+    """A run whose last attempt raised.
+
+    Attributes:
+        key: the configuration's digest.
+        sweep: the sweep that ran it.
+        config: its configuration.
+        error: the traceback of the last attempt.
+        attempts: how many attempts failed.
+    """
+
+    key: str
+    sweep: str
+    config: RunConfig
+    error: str
+    attempts: int
 
 
 @dataclass
@@ -173,10 +220,32 @@ def _check_schema(path: Path) -> None:
         raise StoreError(f"{path} is a damaged bocvs result store: {integrity}")
 
 
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+def _remove_stale_temporaries(path: Path) -> None:
+    """Remove what builders of ``path`` that are no longer running left behind (a builder's
+    temporary files carry its pid: ``.<name>.<pid>.<random>.tmp`` and SQLite's siblings)."""
+    for tmp in path.parent.glob(f".{path.name}.*.tmp*"):
+        pid = tmp.name[len(path.name) + 2 :].split(".", 1)[0]
+        if pid.isdigit() and not _alive(int(pid)):
+            tmp.unlink(missing_ok=True)
+
+
 def _create(path: Path) -> None:
     """Build an empty store in a temporary file and link it into place (never over a file)."""
     path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp_name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    _remove_stale_temporaries(path)
+    fd, tmp_name = tempfile.mkstemp(
+        prefix=f".{path.name}.{os.getpid()}.", suffix=".tmp", dir=path.parent
+    )
     os.close(fd)
     tmp = Path(tmp_name)
     try:
@@ -184,7 +253,7 @@ def _create(path: Path) -> None:
         try:
             conn.execute(f"PRAGMA application_id = {APPLICATION_ID}")
             conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
-            conn.executescript(_SCHEMA)
+            conn.executescript(_SCHEMA + _FAILURES)
             conn.executemany(
                 "INSERT INTO bocvs_store (key, value) VALUES (?, ?)",
                 [
@@ -204,6 +273,29 @@ def _create(path: Path) -> None:
         tmp.unlink(missing_ok=True)
 
 
+def _access_error(path: Path, err: sqlite3.Error, doing: str) -> Exception:
+    """The one-line error of a failed SQLite call on the store at ``path``."""
+    name = getattr(err, "sqlite_errorname", "") or ""
+    if name.startswith(("SQLITE_READONLY", "SQLITE_CANTOPEN", "SQLITE_PERM", "SQLITE_AUTH")):
+        return StoreAccessError(
+            f"cannot {doing} the result store {path}: {err} (a read-only file or folder?); "
+            "status, table, export and plot still read it"
+        )
+    if name.startswith(("SQLITE_BUSY", "SQLITE_LOCKED")):
+        return StoreAccessError(
+            f"cannot {doing} the result store {path}: {err} (another process holds its lock); "
+            "try again when it is done"
+        )
+    if name.startswith(("SQLITE_FULL", "SQLITE_IOERR")):
+        return StoreAccessError(
+            f"cannot {doing} the result store {path}: {err}; nothing was half-written and the "
+            "runs recorded so far are kept: free space and run again to resume"
+        )
+    if name.startswith(("SQLITE_CORRUPT", "SQLITE_NOTADB")):
+        return StoreError(f"{path} is a damaged bocvs result store: {err}")
+    return StoreAccessError(f"cannot {doing} the result store {path}: {err}")
+
+
 class ResultStore:
     """A bocvs result store at ``path``; created if missing (unless ``create=False``).
 
@@ -211,23 +303,87 @@ class ResultStore:
         path: the database file.
         create: create a new store when ``path`` does not exist.
         timeout: seconds to wait for another writer's lock.
+        readonly: never write (nor create); works in a folder the user cannot write. Writing
+            methods then raise :class:`StoreAccessError`.
 
     Raises:
-        FileNotFoundError: if ``path`` does not exist and ``create`` is false.
+        FileNotFoundError: if ``path`` does not exist and ``create`` is false (or ``readonly``).
         StoreError: if ``path`` is not a bocvs result store; the file is left untouched.
+        StoreAccessError: if the store cannot be opened (for writing, unless ``readonly``).
     """
 
-    def __init__(self, path: str | Path, create: bool = True, timeout: float = 60.0) -> None:
+    def __init__(
+        self, path: str | Path, create: bool = True, timeout: float = 60.0, readonly: bool = False
+    ) -> None:
         self.path = Path(path)
-        if not self.path.exists():
-            if not create:
-                raise FileNotFoundError(f"no result store at {self.path}")
-            _create(self.path)
-        _check_header(self.path)
-        _check_schema(self.path)
-        self._conn = sqlite3.connect(self.path, timeout=timeout, isolation_level=None)
-        self._conn.execute("PRAGMA journal_mode = WAL")
-        self._conn.execute("PRAGMA synchronous = FULL")
+        self.readonly = readonly
+        with self._access("create" if not self.path.exists() else "open"):
+            if not self.path.exists():
+                if not create or readonly:
+                    raise FileNotFoundError(f"no result store at {self.path}")
+                _create(self.path)
+            _check_header(self.path)
+            _check_schema(self.path)
+            if readonly:
+                self._conn = self._connect_readonly(timeout)
+            else:
+                self._conn = self._connect_writable(timeout)
+
+    def _connect_readonly(self, timeout: float) -> sqlite3.Connection:
+        """A connection that cannot write: ``query_only`` (which leaves no ``-wal``/``-shm``
+        behind in a writable folder), else ``mode=ro``, else ``immutable=1`` when no
+        write-ahead log is pending (a folder nobody can write, where no writer can be either)."""
+        uri = self.path.resolve().as_uri()
+        queries = ["mode=rw", "mode=ro"]
+        if not self.path.with_name(self.path.name + "-wal").exists():
+            queries.append("mode=ro&immutable=1")
+        for n, query in enumerate(queries):
+            conn = sqlite3.connect(f"{uri}?{query}", uri=True, timeout=timeout)
+            try:
+                conn.execute("PRAGMA query_only = ON")
+                conn.execute("SELECT COUNT(*) FROM runs").fetchone()
+                return conn
+            except sqlite3.OperationalError:
+                conn.close()
+                if n == len(queries) - 1:
+                    raise
+        raise AssertionError("unreachable")  # pragma: no cover
+
+    def _connect_writable(self, timeout: float) -> sqlite3.Connection:
+        _remove_stale_temporaries(self.path)
+        conn = sqlite3.connect(self.path, timeout=timeout, isolation_level=None)
+        try:
+            if conn.execute("PRAGMA journal_mode").fetchone()[0] != "wal":
+                conn.execute("PRAGMA journal_mode = WAL")
+            conn.execute("PRAGMA synchronous = FULL")
+            tables = {r[0] for r in conn.execute("SELECT name FROM sqlite_master")}
+            if "failures" not in tables:
+                conn.executescript(_FAILURES)
+            conn.execute("BEGIN IMMEDIATE")  # fails now, not after a run, if we cannot write
+            conn.execute("ROLLBACK")
+        except BaseException:
+            conn.close()
+            raise
+        return conn
+
+    @contextmanager
+    def _access(self, doing: str) -> Iterator[None]:
+        """Turn SQLite's errors into one-line :class:`StoreError`/:class:`StoreAccessError`."""
+        try:
+            yield
+        except sqlite3.Error as err:
+            raise _access_error(self.path, err, doing) from err
+
+    def _writing(self) -> None:
+        if self.readonly:
+            raise StoreAccessError(f"the result store {self.path} was opened read-only")
+
+    @property
+    def writable(self) -> bool:
+        """Whether this process may write the store (its file and its folder)."""
+        return not self.readonly and all(
+            os.access(p, os.W_OK) for p in (self.path, self.path.parent)
+        )
 
     def close(self) -> None:
         """Close the connection."""
@@ -239,26 +395,60 @@ class ResultStore:
     def __exit__(self, *exc: object) -> None:
         self.close()
 
+    def _transaction(self, statements: list[tuple[str, Any]]) -> int:
+        """Run ``statements`` in one immediate transaction; the first one's row count."""
+        cur = self._conn.cursor()
+        cur.execute("BEGIN IMMEDIATE")
+        try:
+            counts = [cur.execute(sql, params).rowcount for sql, params in statements]
+            cur.execute("COMMIT")
+        except BaseException:
+            if self._conn.in_transaction:
+                self._conn.execute("ROLLBACK")
+            raise
+        return counts[0]
+
     def register_sweep(self, sweep: SweepConfig) -> None:
         """Record (or update) a sweep's configuration under its name."""
-        self._conn.execute(
-            "INSERT INTO sweeps (name, config, updated_at) VALUES (?, ?, ?) "
-            "ON CONFLICT (name) DO UPDATE SET config = excluded.config, "
-            "updated_at = excluded.updated_at",
-            (sweep.name, _dumps(sweep.to_dict()), utc_now()),
-        )
+        self._writing()
+        with self._access(f"record sweep {sweep.name!r} in"):
+            self._transaction(
+                [
+                    (
+                        "INSERT INTO sweeps (name, config, updated_at) VALUES (?, ?, ?) "
+                        "ON CONFLICT (name) DO UPDATE SET config = excluded.config, "
+                        "updated_at = excluded.updated_at",
+                        (sweep.name, _dumps(sweep.to_dict()), utc_now()),
+                    )
+                ]
+            )
 
     def sweeps(self) -> dict[str, SweepConfig]:
-        """The recorded sweeps by name."""
-        rows = self._conn.execute("SELECT name, config FROM sweeps ORDER BY name")
-        return {name: SweepConfig.from_dict(json.loads(cfg)) for name, cfg in rows}
+        """The recorded sweeps by name.
+
+        Raises:
+            StoreError: naming a sweep whose recorded definition cannot be read.
+        """
+        with self._access("read"):
+            rows = self._conn.execute("SELECT name, config FROM sweeps ORDER BY name").fetchall()
+        out = {}
+        for name, cfg in rows:
+            try:
+                out[name] = SweepConfig.from_dict(json.loads(cfg))
+            except (ValueError, TypeError, KeyError) as err:
+                raise StoreError(
+                    f"{self.path}: the recorded sweep {name!r} is damaged and cannot be read "
+                    f"({type(err).__name__}: {err})"
+                ) from err
+        return out
 
     def add(self, result: RunResult, sweep: str, git_commit: str | None = None) -> bool:
-        """Insert a finished run in one transaction.
+        """Insert a finished run in one transaction (clearing a failure recorded for it).
 
         Returns:
             ``True`` if inserted, ``False`` if the store already had this configuration.
         """
+        self._writing()
         cfg, rec = result.config, result.record
         provenance = {**result.provenance, "git_commit": git_commit, "sweep": sweep}
         row = {
@@ -283,26 +473,60 @@ class ResultStore:
         }
         columns = ", ".join(row)
         marks = ", ".join(f":{c}" for c in row)
-        cur = self._conn.cursor()
-        cur.execute("BEGIN IMMEDIATE")
-        try:
-            cur.execute(
-                f"INSERT INTO runs ({columns}) VALUES ({marks}) ON CONFLICT (config_key) DO NOTHING",
-                row,
+        insert = (
+            f"INSERT INTO runs ({columns}) VALUES ({marks}) ON CONFLICT (config_key) DO NOTHING"
+        )
+        with self._access(f"record run {cfg.label()} in"):
+            inserted = self._transaction(
+                [
+                    (insert, row),
+                    ("DELETE FROM failures WHERE config_key = ?", (row["config_key"],)),
+                ]
             )
-            inserted = cur.rowcount == 1
-            cur.execute("COMMIT")
-        except BaseException:
-            cur.execute("ROLLBACK")
-            raise
-        return inserted
+        return inserted == 1
+
+    def record_failure(self, config: RunConfig, sweep: str, error: str) -> None:
+        """Record that ``config`` failed with ``error`` (its traceback), counting attempts."""
+        self._writing()
+        with self._access(f"record the failure of run {config.label()} in"):
+            self._transaction(
+                [
+                    (
+                        "INSERT INTO failures (config_key, sweep, config, error, attempts, "
+                        "failed_at) VALUES (?, ?, ?, ?, 1, ?) ON CONFLICT (config_key) DO UPDATE "
+                        "SET sweep = excluded.sweep, error = excluded.error, "
+                        "attempts = attempts + 1, failed_at = excluded.failed_at",
+                        (config.key(), sweep, _dumps(config.to_dict()), error, utc_now()),
+                    )
+                ]
+            )
+
+    def failures(self, keys: Iterable[str] | None = None) -> list[FailedRun]:
+        """Runs whose last attempt failed (and none has succeeded since), oldest first; only
+        those whose digest is in ``keys`` if given."""
+        with self._access("read"):
+            tables = {r[0] for r in self._conn.execute("SELECT name FROM sqlite_master")}
+            if "failures" not in tables:
+                return []
+            rows = self._conn.execute(
+                "SELECT config_key, sweep, config, error, attempts FROM failures "
+                "ORDER BY failed_at, config_key"
+            ).fetchall()
+        wanted = None if keys is None else set(keys)
+        return [
+            FailedRun(key, sweep, self._config(key, cfg), error, attempts)
+            for key, sweep, cfg, error, attempts in rows
+            if wanted is None or key in wanted
+        ]
 
     def done_keys(self) -> set[str]:
         """The configuration digests of every recorded run."""
-        return {r[0] for r in self._conn.execute("SELECT config_key FROM runs")}
+        with self._access("read"):
+            return {r[0] for r in self._conn.execute("SELECT config_key FROM runs")}
 
     def __len__(self) -> int:
-        return int(self._conn.execute("SELECT COUNT(*) FROM runs").fetchone()[0])
+        with self._access("read"):
+            return int(self._conn.execute("SELECT COUNT(*) FROM runs").fetchone()[0])
 
     def runs(self, keys: Iterable[str] | None = None, diagnostics: bool = False) -> list[StoredRun]:
         """Recorded runs, in insertion order; only those whose digest is in ``keys`` if given.
@@ -310,19 +534,38 @@ class ResultStore:
         Args:
             keys: configuration digests to select.
             diagnostics: also decode the agents' decision logs (can be large).
-        """
-        return list(self._iter_runs(None if keys is None else set(keys), diagnostics))
 
-    def _iter_runs(self, keys: set[str] | None, diagnostics: bool) -> Iterator[StoredRun]:
-        cols = ["config_key", "sweep", "config", "problem_config", "provenance", *_TRACE]
+        Raises:
+            StoreError: naming the first run whose row cannot be decoded.
+        """
+        cols = ["id", "config_key", "sweep", "config", "problem_config", "provenance", *_TRACE]
         if diagnostics:
             cols.append("diagnostics")
-        cur = self._conn.execute(f"SELECT {', '.join(cols)} FROM runs ORDER BY id")
-        for row in cur:
-            data = dict(zip(cols, row, strict=True))
-            if keys is not None and data["config_key"] not in keys:
-                continue
-            config = RunConfig.from_dict(json.loads(data["config"]))
+        with self._access("read"):
+            rows = self._conn.execute(f"SELECT {', '.join(cols)} FROM runs ORDER BY id").fetchall()
+        wanted = None if keys is None else set(keys)
+        return [
+            self._decode(dict(zip(cols, row, strict=True)), diagnostics)
+            for row in rows
+            if wanted is None or row[1] in wanted
+        ]
+
+    def _config(self, key: str, text: str) -> RunConfig:
+        try:
+            return RunConfig.from_dict(json.loads(text))
+        except (ValueError, TypeError, KeyError) as err:
+            raise self._damaged(key, err) from err
+
+    def _damaged(self, key: str, err: Exception) -> StoreError:
+        return StoreError(
+            f"{self.path}: the row of run {key} is damaged and cannot be read "
+            f"({type(err).__name__}: {err}); the other runs are intact"
+        )
+
+    def _decode(self, data: dict[str, Any], diagnostics: bool) -> StoredRun:
+        key = str(data["config_key"])
+        config = self._config(key, data["config"])
+        try:
             trace = {name: _from_npy(data[name]) for name in _TRACE}
             record = EpisodeRecord(
                 problem=config.problem,
@@ -335,10 +578,9 @@ class ResultStore:
                 ),
                 **trace,
             )
-            yield StoredRun(
-                key=data["config_key"],
-                sweep=data["sweep"],
-                config=config,
-                record=record,
-                provenance=json.loads(data["provenance"]),
-            )
+            provenance = json.loads(data["provenance"])
+        except (ValueError, TypeError, KeyError, EOFError, OSError, zlib.error) as err:
+            raise self._damaged(key, err) from err
+        return StoredRun(
+            key=key, sweep=data["sweep"], config=config, record=record, provenance=provenance
+        )

@@ -1,18 +1,25 @@
-"""The sweep driver: skip what the store has, run the rest on an executor, record each
-finished run as it arrives (the driver alone writes the store)."""
+"""The sweep driver: check the sweep whole, skip what the store has, run the rest on an
+executor, record each finished run as it arrives (the driver alone writes the store).
+
+A run that raises is recorded as failed with its traceback and the sweep goes on; a failure
+to write the store (a full disk) stops the sweep with the runs recorded so far kept, and a
+later call resumes it."""
 
 from __future__ import annotations
 
 import subprocess
 from collections.abc import Callable
+from contextlib import closing
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
-from agents.registry import AGENTS, missing_params
+from agents.registry import AGENTS, accepted_params, make_agent, missing_params
 from bocvs_env.benchmark.config import RunConfig, SweepConfig
 from bocvs_env.benchmark.executors import Executor, Outcome, ProgressFn
-from bocvs_env.benchmark.runner import PRIVILEGED_PARAMS
+from bocvs_env.benchmark.runner import PRIVILEGED_PARAMS, agent_arguments
 from bocvs_env.benchmark.store import ResultStore
+from bocvs_env.env import BOCVSEnv
 
 
 @dataclass
@@ -23,8 +30,9 @@ class SweepReport:
         total: runs in the sweep.
         skipped: runs already in the store.
         recorded: runs this call added.
-        failed: ``(config, traceback)`` of runs that raised; they are not recorded and a later
-            call retries them.
+        failed: ``(config, traceback)`` of runs that raised; the store records them as failed
+            (:meth:`~bocvs_env.benchmark.store.ResultStore.failures`) and a later call retries
+            them.
     """
 
     total: int
@@ -73,9 +81,10 @@ def pending_runs(sweep: SweepConfig, store: ResultStore) -> tuple[list[RunConfig
 
 
 def check_agents(sweep: SweepConfig) -> None:
-    """Raise ``ValueError`` if the sweep names agents that are not registered, or agents without
+    """Raise ``ValueError`` if the sweep names agents that are not registered, agents without
     the parameters they need (:data:`agents.registry.NEEDS_PARAMS`, less what the runner grants
-    through :data:`~bocvs_env.benchmark.runner.PRIVILEGED_PARAMS`), before any run starts."""
+    through :data:`~bocvs_env.benchmark.runner.PRIVILEGED_PARAMS`), or parameters that an
+    agent's constructor does not take, before any run starts."""
     unknown = sorted(set(sweep.agents) - set(AGENTS))
     if unknown:
         raise ValueError(
@@ -83,12 +92,58 @@ def check_agents(sweep: SweepConfig) -> None:
             f"registered: {sorted(AGENTS)}"
         )
     for agent in sweep.agents:
-        missing = missing_params(agent, sweep.agent_params.get(agent, {}))
+        params = sweep.agent_params.get(agent, {})
+        missing = missing_params(agent, params)
         if missing and agent not in PRIVILEGED_PARAMS:
             raise ValueError(
                 f"sweep {sweep.name!r}: agent {agent!r} needs the parameters {missing}; "
                 f"set them in the config's [agent_params.{agent}] table"
             )
+        accepted = accepted_params(agent)
+        stray = [] if accepted is None else sorted(set(params) - accepted)
+        if stray:
+            raise ValueError(
+                f"sweep {sweep.name!r}: agent {agent!r} takes no parameters {stray}; "
+                f"it takes {sorted(accepted or ()) or 'none'}"
+            )
+
+
+def _setting(config: RunConfig) -> tuple[Any, ...]:
+    """What a run's problem is built from (its agent and seed left out)."""
+    return (config.problem, config.cost_set, config.variance, config.budget,
+            repr(sorted(config.problem_options.items())))  # fmt: skip
+
+
+def check_sweep(sweep: SweepConfig) -> None:
+    """Check the whole sweep before anything is stored or run: its agents and their parameters
+    (:func:`check_agents`), then every problem setting built once with its options (which reads
+    its data files and checks value ranges) and every agent built once per problem with its
+    parameters.
+
+    Raises:
+        ValueError: naming the sweep, the setting or agent, and what is wrong.
+    """
+    check_agents(sweep)
+    settings: dict[tuple[Any, ...], RunConfig] = {}
+    for config in sweep.runs():
+        settings.setdefault(_setting(config), config)
+    built: set[tuple[str, str]] = set()
+    for config in settings.values():
+        where = f"sweep {sweep.name!r}, {config.problem}/{config.cost_set}/v{config.variance:g}"
+        try:
+            env = BOCVSEnv(**config.env_kwargs(), privileged_info=False)
+        except (ValueError, TypeError, OSError) as err:
+            raise ValueError(f"{where}: {err}") from err
+        for agent in sweep.agents:
+            if (agent, config.problem) in built:
+                continue
+            built.add((agent, config.problem))
+            run = RunConfig(**{**config.to_dict(), "agent": agent,
+                               "agent_params": sweep.agent_params.get(agent, {})})  # fmt: skip
+            try:
+                make_agent(agent, **agent_arguments(run, env))
+            except (ValueError, TypeError, OSError) as err:
+                raise ValueError(f"{where}: agent {agent!r}: {err}") from err
 
 
 def run_sweep(
@@ -110,20 +165,25 @@ def run_sweep(
         on_start: called once the pending runs are known, before any runs.
 
     Raises:
-        ValueError: if the sweep names agents that are not registered.
+        ValueError: if the sweep does not pass :func:`check_sweep` (nothing is stored then).
+        StoreAccessError: if the store cannot be written (a full disk): the runs recorded so
+            far are kept, the workers are stopped, and a later call resumes the sweep.
     """
-    check_agents(sweep)
+    check_sweep(sweep)
     store.register_sweep(sweep)
     pending, skipped = pending_runs(sweep, store)
     report = SweepReport(total=len(pending) + skipped, skipped=skipped)
     if on_start is not None:
         on_start(report)
     commit = git_commit()
-    for outcome in executor.run(pending, progress):
-        if outcome.result is not None:
-            report.recorded += store.add(outcome.result, sweep=sweep.name, git_commit=commit)
-        else:
-            report.failed.append((outcome.config, outcome.error or "unknown error"))
-        if on_outcome is not None:
-            on_outcome(outcome)
+    with closing(executor.run(pending, progress)) as outcomes:
+        for outcome in outcomes:
+            if outcome.result is not None:
+                report.recorded += store.add(outcome.result, sweep=sweep.name, git_commit=commit)
+            else:
+                error = outcome.error or "unknown error"
+                store.record_failure(outcome.config, sweep.name, error)
+                report.failed.append((outcome.config, error))
+            if on_outcome is not None:
+                on_outcome(outcome)
     return report

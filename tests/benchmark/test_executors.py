@@ -1,5 +1,6 @@
 """Executors and the sweep driver: the same records from local processes, from Ray and in
-process; failures are reported and not recorded; a second call resumes."""
+process; a run that raises is recorded as failed and the sweep goes on; a second call
+resumes."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ import pytest
 import torch
 from bench_helpers import assert_same_traces, tiny_sweep
 
+from agents import RandomAgent
 from bocvs_env.benchmark.executors import (
     Executor,
     LocalExecutor,
@@ -58,13 +60,32 @@ def test_local_processes_match_in_process(local_runs, filled_store) -> None:
     assert seen == {r.key for r in runs}
 
 
-def test_failed_runs_are_reported_not_recorded(store_path: Path, tiny_results) -> None:
-    sweep = tiny_sweep(name="bad").with_overrides(agent_params={"random": {"nonsense": 1}})
+def test_a_run_that_raises_is_recorded_as_failed_and_the_sweep_goes_on(
+    store_path: Path, tiny_results, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    act = RandomAgent.act
+
+    def act_or_fail(self: RandomAgent, observation):
+        if self.seed == 0:
+            raise RuntimeError("the agent broke")
+        return act(self, observation)
+
+    monkeypatch.setattr(RandomAgent, "act", act_or_fail)
+    sweep = tiny_sweep(name="bad", seeds=3)
     with ResultStore(store_path) as store:
         report = run_sweep(sweep, store, InProcessExecutor())
-        assert report.recorded == 0 and len(report.failed) == 2
-        assert "TypeError" in report.failed[0][1] and "nonsense" in report.failed[0][1]
-        assert len(store) == 0
+        assert report.recorded == 2 and [c.seed for c, _ in report.failed] == [0]
+        assert "RuntimeError: the agent broke" in report.failed[0][1]
+        (failure,) = store.failures()
+        assert failure.config == sweep.runs()[0] and failure.sweep == "bad"
+        assert "Traceback" in failure.error and "the agent broke" in failure.error
+        assert failure.attempts == 1 and len(store) == 2
+        run_sweep(sweep, store, InProcessExecutor())  # retried, and failing again
+        assert [f.attempts for f in store.failures()] == [2]
+        monkeypatch.setattr(RandomAgent, "act", act)
+        report = run_sweep(sweep, store, InProcessExecutor())  # fixed: recorded, failure gone
+        assert (report.recorded, report.failed) == (1, []) and store.failures() == []
+        assert len(store) == 3
 
 
 def test_a_second_call_skips_finished_runs(filled_store: ResultStore) -> None:
