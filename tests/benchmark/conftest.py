@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+import os
+import subprocess
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
@@ -36,3 +38,35 @@ def filled_store(store_path: Path, tiny_results: list[RunResult]) -> Iterator[Re
 @pytest.fixture
 def stored_runs(filled_store: ResultStore) -> list[StoredRun]:
     return filled_store.runs()
+
+
+@pytest.fixture
+def read_only(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Callable[[Path], Path]]:
+    """``read_only(folder)``: a read-only view of a filled ``folder``, undone at teardown.
+
+    A real read-only condition: a read-only bind mount when running as root (where permission
+    bits do not stop writes), else the folder itself with its write bits removed. Skips when
+    root may not mount.
+    """
+    undo: list[list[str] | Path] = []
+
+    def view(folder: Path) -> Path:
+        if os.geteuid() != 0:
+            folder.chmod(0o555)
+            undo.append(folder)
+            return folder
+        target = tmp_path_factory.mktemp("read-only")
+        if subprocess.run(["mount", "--bind", str(folder), str(target)]).returncode != 0:
+            pytest.skip("root without the right to mount: no read-only folder to test with")
+        undo.append(["umount", str(target)])
+        remount = ["mount", "-o", "remount,bind,ro", str(target)]
+        if subprocess.run(remount).returncode != 0:
+            pytest.skip("cannot remount a bind mount read-only")
+        return target
+
+    yield view
+    for item in reversed(undo):
+        if isinstance(item, Path):
+            item.chmod(0o755)
+        else:
+            subprocess.run(item, check=True)

@@ -15,6 +15,7 @@ from bocvs_env.benchmark.store import (
     APPLICATION_ID,
     SCHEMA_VERSION,
     ResultStore,
+    StoreAccessError,
     StoreError,
 )
 
@@ -140,3 +141,99 @@ def test_foreign_or_corrupt_file_is_refused_and_untouched(
 def test_directory_is_refused(tmp_path: Path) -> None:
     with pytest.raises(StoreError, match="is a directory"):
         ResultStore(tmp_path)
+
+
+def _snapshot(folder: Path) -> dict[str, bytes]:
+    return {p.name: p.read_bytes() for p in sorted(folder.iterdir())}
+
+
+def test_a_read_only_store_never_writes(filled_store: ResultStore, store_path: Path) -> None:
+    filled_store.close()
+    before = _snapshot(store_path.parent)
+    with ResultStore(store_path, readonly=True) as store:
+        assert len(store.runs()) == 2 and set(store.sweeps()) == {"tiny"}
+        assert not store.writable
+        with pytest.raises(StoreAccessError, match="read-only"):
+            store.register_sweep(tiny_sweep(name="other"))
+        with pytest.raises(sqlite3.OperationalError, match="readonly"):
+            store._conn.execute("DELETE FROM runs")  # SQLite itself refuses, too
+    assert _snapshot(store_path.parent) == before
+    with pytest.raises(FileNotFoundError, match="no result store"):
+        ResultStore(store_path.with_name("none.db"), readonly=True)
+
+
+def test_a_store_in_a_read_only_folder_reads_and_refuses_to_write(
+    filled_store: ResultStore, store_path: Path, read_only
+) -> None:
+    filled_store.close()
+    folder = read_only(store_path.parent)
+    before = _snapshot(folder)
+    with ResultStore(folder / store_path.name, readonly=True) as store:
+        assert len(store) == 2 and len(store.runs()) == 2 and store.failures() == []
+        assert not store.writable
+    with pytest.raises(StoreAccessError, match=r"cannot open the result store .*read-only"):
+        ResultStore(folder / store_path.name)
+    assert _snapshot(folder) == before
+
+
+def test_a_damaged_row_is_named(filled_store: ResultStore, tiny_results) -> None:
+    key = tiny_results[1].config.key()
+    conn = sqlite3.connect(filled_store.path)
+    conn.execute("UPDATE runs SET config = '{\"problem\": ' WHERE config_key = ?", (key,))
+    conn.commit()
+    conn.execute("UPDATE runs SET provenance = '[' WHERE config_key = ?", (key,))
+    conn.commit()
+    conn.close()
+    with pytest.raises(StoreError, match=f"{filled_store.path}: the row of run {key} is damaged"):
+        filled_store.runs()
+    assert len(filled_store.runs([tiny_results[0].config.key()])) == 1
+
+
+def test_a_locked_store_is_named_and_left_as_it_was(
+    filled_store: ResultStore, store_path: Path, tiny_results
+) -> None:
+    other = sqlite3.connect(store_path, isolation_level=None)
+    other.execute("BEGIN IMMEDIATE")
+    try:
+        with pytest.raises(StoreAccessError, match=f"{store_path}.*locked.*another process"):
+            ResultStore(store_path, timeout=0.1)
+        conn = filled_store._conn
+        conn.execute("PRAGMA busy_timeout = 100")
+        with pytest.raises(StoreAccessError, match="locked"):
+            filled_store.register_sweep(tiny_sweep(name="other"))
+    finally:
+        other.execute("ROLLBACK")
+        other.close()
+    assert set(filled_store.sweeps()) == {"tiny"} and len(filled_store) == 2
+
+
+def test_a_full_disk_stops_a_write_and_keeps_the_store(
+    store_path: Path, tiny_results: list[RunResult]
+) -> None:
+    with ResultStore(store_path) as store:
+        store.add(tiny_results[0], sweep="tiny")
+        pages = store._conn.execute("PRAGMA page_count").fetchone()[0]
+        store._conn.execute(f"PRAGMA max_page_count = {pages}")  # SQLite's own "disk full"
+        with pytest.raises(StoreAccessError, match=r"full.*kept.*resume"):
+            store.add(tiny_results[1], sweep="tiny")
+        assert store.done_keys() == {tiny_results[0].config.key()}
+    conn = sqlite3.connect(store_path)
+    assert conn.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
+    conn.close()
+
+
+def test_temporaries_of_a_killed_builder_are_removed(store_path: Path) -> None:
+    """A builder killed while creating the store left its temporary files; the next open
+    removes them, and keeps those of a builder still running."""
+    gone = os.getpid() + 10**6  # beyond pid_max: never a live process
+    stale = [
+        store_path.parent / f".{store_path.name}.{gone}.abc123.tmp{s}" for s in ("", "-journal")
+    ]
+    live = store_path.parent / f".{store_path.name}.{os.getpid()}.def456.tmp"
+    for path in [*stale, live]:
+        path.write_bytes(b"partial")
+    ResultStore(store_path).close()
+    assert [p.exists() for p in stale] == [False, False] and live.exists()
+    live.unlink()
+    ResultStore(store_path).close()
+    assert sorted(p.name for p in store_path.parent.iterdir()) == [store_path.name]
