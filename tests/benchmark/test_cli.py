@@ -1,8 +1,12 @@
-"""The ``bocvs`` command end to end on a tiny sweep, and its errors."""
+"""The ``bocvs`` command end to end on a tiny sweep, and its errors: each one line naming the\nfile, the run or the option, exit status 2, nothing stored changed."""
 
 from __future__ import annotations
 
+import errno
 import io
+import os
+import shutil
+import sqlite3
 import subprocess
 import sys
 from pathlib import Path
@@ -12,6 +16,7 @@ import pytest
 
 from bocvs_env.benchmark.cli import main
 from bocvs_env.benchmark.progress import progress_mode
+from bocvs_env.benchmark.store import ResultStore
 
 SWEEP = ["--problems", "hartmann3", "--budgets", "3", "--agents", "random", "--seeds", "2"]
 
@@ -122,3 +127,106 @@ def test_help_lists_exit_codes_and_does_not_import_torch() -> None:
     )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
     assert done.stdout.split() == ["False", "True"], done.stderr
+
+
+def _one_error_line(capsys, command: str) -> str:
+    err = capsys.readouterr().err
+    assert err.startswith(f"bocvs {command}: error: ") and err.count("\n") == 1, err
+    return err
+
+
+def test_read_only_store_reads_and_says_when_it_cannot_write(
+    ran: tuple[Path, str, str], tmp_path: Path, capsys, read_only
+) -> None:
+    folder = tmp_path / "shared"
+    folder.mkdir()
+    shutil.copy(ran[0], folder / "s.db")
+    view = read_only(folder)
+    store = str(view / "s.db")
+    before = (view / "s.db").read_bytes()
+    assert main(["status", "--store", store]) == 0
+    out = capsys.readouterr().out
+    assert "2 runs (read-only here" in out and "sweep 'tiny': 2 / 2 done" in out
+    assert main(["table", "--store", store]) == 0
+    assert "| random | 2 |" in capsys.readouterr().out
+    assert main(["export", "--store", store, "--out", str(tmp_path / "r.csv")]) == 0
+    assert main(["plot", "--store", store, "--out", str(tmp_path / "p")]) == 0
+    capsys.readouterr()
+    assert main(["plot", "--store", store]) == 2  # beside the store: a read-only folder
+    assert str(view / "all") in _one_error_line(capsys, "plot")
+    assert main(["run", "--sweep", "tiny", "--seeds", "3", "--store", store, "--no-plot"]) == 2
+    assert "read-only" in _one_error_line(capsys, "run")
+    assert sorted(p.name for p in view.iterdir()) == ["s.db"]
+    assert (view / "s.db").read_bytes() == before
+
+
+def test_a_damaged_row_ends_in_one_line_naming_the_run(
+    ran: tuple[Path, str, str], tmp_path: Path, capsys
+) -> None:
+    store = tmp_path / "s.db"
+    shutil.copy(ran[0], store)
+    conn = sqlite3.connect(store)
+    key = conn.execute("SELECT config_key FROM runs ORDER BY id LIMIT 1").fetchone()[0]
+    conn.execute("UPDATE runs SET config = '{\"seed\": ' WHERE config_key = ?", (key,))
+    conn.commit()
+    conn.close()
+    before = store.read_bytes()
+    for command in (["table"], ["export", "--out", str(tmp_path / "x.csv")]):
+        assert main([*command, "--store", str(store)]) == 2
+        assert f"{store}: the row of run {key} is damaged" in _one_error_line(capsys, command[0])
+    assert store.read_bytes() == before
+
+
+@pytest.mark.parametrize("errno_", [errno.ENOSPC, errno.EACCES])
+def test_os_errors_end_in_one_line_naming_the_file(
+    ran: tuple[Path, str, str], tmp_path: Path, capsys, monkeypatch, errno_: int
+) -> None:
+    target = tmp_path / "p" / "simple_regret.png"
+
+    def fail(*_: object) -> None:
+        raise OSError(errno_, os.strerror(errno_), str(target))
+
+    monkeypatch.setattr("bocvs_env.benchmark.plots.save_figures", fail)
+    assert main(["plot", "--store", str(ran[0]), "--out", str(tmp_path / "p")]) == 2
+    assert f"{target}: {os.strerror(errno_)}" in _one_error_line(capsys, "plot")
+
+
+def test_flag_built_sweeps_never_replace_each_other(
+    ran: tuple[Path, str, str], tmp_path: Path, capsys
+) -> None:
+    store = tmp_path / "s.db"
+    shutil.copy(ran[0], store)
+    one = ["--problems", "hartmann3", "--budgets", "3", "--seeds", "1", "--no-plot"]
+    two = ["--problems", "hartmann3", "--budgets", "3", "--seeds", "2", "--no-plot"]
+    for flags in (one, two, one):
+        assert main(["run", *flags, "--store", str(store), "--workers", "1"]) == 0
+    with ResultStore(store, readonly=True) as s:
+        sweeps = s.sweeps()
+    names = sorted(n for n in sweeps if n.startswith("cli-"))
+    assert len(names) == 2 and sorted(len(sweeps[n].seeds) for n in names) == [1, 2]
+    capsys.readouterr()
+    assert main(["run", *one, "--name", "tiny", "--store", str(store)]) == 2
+    assert "already holds a different sweep named 'tiny'" in _one_error_line(capsys, "run")
+    with ResultStore(store, readonly=True) as s:
+        assert s.sweeps()["tiny"].seeds == (0, 1)
+
+
+@pytest.mark.parametrize("name", ["../outside", str(Path("/tmp") / "absolute")])
+def test_a_sweep_name_is_never_a_path(
+    ran: tuple[Path, str, str], tmp_path: Path, capsys, name: str
+) -> None:
+    store = tmp_path / "store" / "s.db"
+    assert main(["run", *SWEEP, "--name", name, "--store", str(store)]) == 2
+    assert "never a path" in _one_error_line(capsys, "run")
+    assert not (tmp_path / "outside").exists() and not store.exists()
+
+
+def test_a_missing_data_file_ends_in_one_line_before_the_store_exists(
+    tmp_path: Path, capsys
+) -> None:
+    config = tmp_path / "plant.toml"
+    config.write_text(f'problems = ["plant"]\n[problem_options]\ndata_dir = "{tmp_path}"\n')
+    store = tmp_path / "s.db"
+    assert main(["run", "--config", str(config), "--store", str(store)]) == 2
+    assert "plant_svgp.npz" in _one_error_line(capsys, "run")
+    assert not store.exists()

@@ -1,4 +1,4 @@
-"""Sweep configurations: the grid, run keys, config files and presets."""
+"""Sweep configurations: the grid, run keys, config files and presets, and the check of a\nwhole sweep before anything is stored."""
 
 from __future__ import annotations
 
@@ -9,6 +9,9 @@ from pathlib import Path
 import pytest
 
 from bocvs_env.benchmark.config import PRESETS, RunConfig, SweepConfig, preset
+from bocvs_env.benchmark.executors import LocalExecutor
+from bocvs_env.benchmark.store import ResultStore
+from bocvs_env.benchmark.sweep import check_sweep, run_sweep
 
 
 def _sweep(**kw) -> SweepConfig:
@@ -61,6 +64,13 @@ def test_agent_params_go_to_their_agent() -> None:
         ({"agents": [3]}, TypeError, "agents"),
         ({"agent_params": {"etc": {}}}, ValueError, "not in the sweep"),
         ({"name": ""}, ValueError, "name"),
+        ({"name": "../outside"}, ValueError, "never a path"),
+        ({"name": "/tmp/abs"}, ValueError, "never a path"),
+        ({"name": "a/b"}, ValueError, "never a path"),
+        ({"name": ".hidden"}, ValueError, "never a path"),
+        ({"variances": [0.02, 0.5]}, ValueError, r"variances must lie in \(0, 1/12\)"),
+        ({"seeds": [3, -1]}, ValueError, "seeds must be integers >= 0"),
+        ({"problem_options": {"budget": 3}}, ValueError, r"may not set \['budget'\]"),
     ],
 )
 def test_bad_sweeps_are_refused(kw: dict, error: type, message: str) -> None:
@@ -124,3 +134,47 @@ def test_overrides_keep_the_rest() -> None:
     sweep = preset("quick").with_overrides(seeds=5, agents=None)
     assert sweep.seeds == tuple(range(5))
     assert sweep.agents == preset("quick").agents
+
+
+@pytest.mark.parametrize(
+    ("kw", "message"),
+    [
+        (
+            {"agent_params": {"random": {"nonsense": 1}}},
+            r"'random' takes no parameters \['nonsense'\]",
+        ),
+        (
+            {"agents": ["etc"], "agent_params": {"etc": {"bta": 2.0}}},
+            r"takes no parameters \['bta'\]",
+        ),
+        (
+            {"agents": ["etc"], "agent_params": {"etc": {"explore_fraction": 2.0}}},
+            "explore_fraction",
+        ),
+        ({"agents": ["sb3"]}, r"needs the parameters \['model'\]"),
+        ({"agents": ["ghost"]}, "unregistered agents"),
+        ({"problem_options": {"foo": 1}}, r"takes no options \['foo'\]"),
+        ({"problem_options": {"n_initial": -1}}, "n_initial"),
+        ({"problem_options": {"function_seed": 1}}, "function_seed"),
+        ({"problems": ["plant"], "problem_options": {"data_dir": "/no/such/dir"}}, "/no/such/dir"),
+    ],
+)
+def test_a_sweep_is_checked_whole_before_anything_is_stored(
+    tmp_path: Path, kw: dict, message: str
+) -> None:
+    """Each of these fails in every worker; the check finds it first, and the store is left
+    without the sweep (and without any run)."""
+    sweep = _sweep(budgets=[1.0], **kw)
+    with pytest.raises(ValueError, match=message):
+        check_sweep(sweep)
+    with ResultStore(tmp_path / "s.db") as store:
+        with pytest.raises(ValueError, match=message):
+            run_sweep(sweep, store, LocalExecutor(1))
+        assert store.sweeps() == {} and len(store) == 0
+
+
+def test_a_corrupt_data_file_is_found_by_the_check(tmp_path: Path, data_dir: Path) -> None:
+    (tmp_path / "plant_svgp.npz").write_bytes(b"not an npz")
+    sweep = _sweep(problems=["plant"], problem_options={"data_dir": str(tmp_path)})
+    with pytest.raises(ValueError, match=r"plant_svgp\.npz: not a readable npz"):
+        check_sweep(sweep)
