@@ -163,11 +163,13 @@ def _cmd_run(args: argparse.Namespace) -> int:
         _check_name(args, sweep, store)
         executor = make_executor(args.executor, args.workers, args.ray_address)
         t0 = time.perf_counter()
-        with executor:
-            report = run_sweep(
-                sweep, store, executor, shown.on_outcome, shown.progress, shown.on_start
-            )
-        shown.close()
+        try:
+            with executor:
+                report = run_sweep(
+                    sweep, store, executor, shown.on_outcome, shown.progress, shown.on_start
+                )
+        finally:  # so that an error starts a line of its own
+            shown.close()
         shown.say(
             f"recorded {report.recorded} runs in {time.perf_counter() - t0:.1f} s "
             f"({report.skipped} skipped, {len(report.failed)} failed) in {args.store}"
