@@ -26,7 +26,8 @@ class SB3Agent:
 
     Args:
         model: a trained SB3 algorithm (``stable_baselines3.PPO`` etc.) or the path of one saved
-            with ``model.save(path)``.
+            with ``model.save(path)``. Loading a saved model unpickles code from it: load only
+            files from a source you trust.
         algo: the SB3 class name used to load ``model`` from a path (``"PPO"``, ``"SAC"``, ...).
         deterministic: act with the policy's mode; otherwise sample it, with torch draws seeded
             from the agent's own generator (seeded at :meth:`reset`), leaving torch's global
