@@ -108,9 +108,13 @@ def _sweep(args: argparse.Namespace, store: ResultStore | None = None) -> SweepC
         if args.problems is None:
             raise ValueError("a sweep from flags needs --problems (or use --preset/--config)")
         base = SweepConfig(name="cli", problems=args.problems)
-    sweep = base.with_overrides(**overrides)
+    return _named(args, base, base.with_overrides(**overrides))
+
+
+def _named(args: argparse.Namespace, base: SweepConfig, sweep: SweepConfig) -> SweepConfig:
+    """``sweep``, renamed ``<base name>-<digest>`` when built from flags without ``--name``."""
     if args.name is None and _from_flags(args) and (args.preset is None or sweep != base):
-        sweep = sweep.with_overrides(name=f"{base.name}-{sweep.digest()}")
+        return sweep.with_overrides(name=f"{base.name}-{sweep.digest()}")
     return sweep
 
 

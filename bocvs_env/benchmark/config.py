@@ -139,6 +139,20 @@ def _as_list(value: Any, name: str, kind: type | tuple[type, ...]) -> list[Any]:
     return list(items)
 
 
+def _seeds(value: Sequence[int] | int) -> list[int]:
+    """A sweep's seeds: a count ``n`` (``0..n-1``) or a list of distinct integers >= 0."""
+    if isinstance(value, int) and not isinstance(value, bool):
+        if value < 1:
+            raise ValueError(f"seeds must be a positive count or a list, got {value}")
+        return list(range(value))
+    seeds = _as_list(value, "seeds", int)
+    if any(s < 0 for s in seeds):
+        raise ValueError(f"seeds must be integers >= 0, got {seeds}")
+    if len(set(seeds)) != len(seeds):
+        raise ValueError(f"seeds repeat: {seeds}")
+    return seeds
+
+
 @dataclass(frozen=True)
 class SweepConfig:
     """A sweep: the grid of runs and its name.
@@ -193,16 +207,7 @@ class SweepConfig:
             if not all(math.isfinite(b) and b > 0 for b in budgets):
                 raise ValueError(f"budgets must be finite and positive, got {budgets}")
         agents = _as_list(self.agents, "agents", str)
-        if isinstance(self.seeds, int) and not isinstance(self.seeds, bool):
-            if self.seeds < 1:
-                raise ValueError(f"seeds must be a positive count or a list, got {self.seeds}")
-            seeds = list(range(self.seeds))
-        else:
-            seeds = _as_list(self.seeds, "seeds", int)
-        if any(s < 0 for s in seeds):
-            raise ValueError(f"seeds must be integers >= 0, got {seeds}")
-        if len(set(seeds)) != len(seeds):
-            raise ValueError(f"seeds repeat: {seeds}")
+        seeds = _seeds(self.seeds)
         axes = sorted(_NOT_OPTIONS & set(self.problem_options))
         if axes:
             raise ValueError(

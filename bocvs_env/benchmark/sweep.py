@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import subprocess
 from collections.abc import Callable
-from contextlib import closing
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -176,7 +175,8 @@ def run_sweep(
     if on_start is not None:
         on_start(report)
     commit = git_commit()
-    with closing(executor.run(pending, progress)) as outcomes:
+    outcomes = executor.run(pending, progress)
+    try:
         for outcome in outcomes:
             if outcome.result is not None:
                 report.recorded += store.add(outcome.result, sweep=sweep.name, git_commit=commit)
@@ -186,4 +186,8 @@ def run_sweep(
                 report.failed.append((outcome.config, error))
             if on_outcome is not None:
                 on_outcome(outcome)
+    finally:  # stop the workers now when the store cannot take more (a full disk)
+        close = getattr(outcomes, "close", None)
+        if close is not None:
+            close()
     return report
