@@ -58,7 +58,7 @@ def read_only(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Callable[[Pa
         target = tmp_path_factory.mktemp("read-only")
         if subprocess.run(["mount", "--bind", str(folder), str(target)]).returncode != 0:
             pytest.skip("root without the right to mount: no read-only folder to test with")
-        undo.append(["umount", str(target)])
+        undo.append(["umount", "--lazy", str(target)])  # even if a failed test left a file open
         remount = ["mount", "-o", "remount,bind,ro", str(target)]
         if subprocess.run(remount).returncode != 0:
             pytest.skip("cannot remount a bind mount read-only")
