@@ -104,9 +104,10 @@ def test_every_id_pays_exactly_what_fits(
     m, d = env.problem.n_sets, env.problem.dim
     env.reset(seed=seed)
     left = exact(budget)
+    rng = np.random.default_rng(seed)
     for _ in range(400):
         i = data.draw(st.integers(0, m - 1), label="control_set")
-        x = np.random.default_rng(seed).random(d)
+        x = rng.random(d)
         obs, _, terminated, _, info = env.step({"control_set": i, "x": x})
         fits = exact(info["cost_drawn"]) <= left
         assert info["evaluated"] == fits == (not terminated)
