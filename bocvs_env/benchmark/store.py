@@ -296,6 +296,59 @@ def _access_error(path: Path, err: sqlite3.Error, doing: str) -> Exception:
     return StoreAccessError(f"cannot {doing} the result store {path}: {err}")
 
 
+def _connect_readonly(path: Path, timeout: float) -> sqlite3.Connection:
+    """A connection that cannot write: ``query_only`` (which leaves no ``-wal``/``-shm``
+    behind in a writable folder), else ``mode=ro``, else ``immutable=1`` when no write-ahead
+    log is pending (a folder nobody can write, where no writer can be either)."""
+    uri = path.resolve().as_uri()
+    queries = ["mode=rw", "mode=ro"]
+    if not path.with_name(path.name + "-wal").exists():
+        queries.append("mode=ro&immutable=1")
+    for n, query in enumerate(queries):
+        conn = sqlite3.connect(f"{uri}?{query}", uri=True, timeout=timeout)
+        try:
+            conn.execute("PRAGMA query_only = ON")
+            conn.execute("SELECT COUNT(*) FROM runs").fetchone()
+            return conn
+        except sqlite3.OperationalError:
+            conn.close()
+            if n == len(queries) - 1:
+                raise
+    raise AssertionError("unreachable")  # pragma: no cover
+
+
+def _connect_writable(path: Path, timeout: float) -> sqlite3.Connection:
+    """A connection in WAL mode that has shown it can take the write lock."""
+    _remove_stale_temporaries(path)
+    conn = sqlite3.connect(path, timeout=timeout, isolation_level=None)
+    try:
+        if conn.execute("PRAGMA journal_mode").fetchone()[0] != "wal":
+            conn.execute("PRAGMA journal_mode = WAL")
+        conn.execute("PRAGMA synchronous = FULL")
+        tables = {r[0] for r in conn.execute("SELECT name FROM sqlite_master")}
+        if "failures" not in tables:
+            conn.executescript(_FAILURES)
+        conn.execute("BEGIN IMMEDIATE")  # fails now, not after a run, if we cannot write
+        conn.execute("ROLLBACK")
+    except BaseException:
+        conn.close()
+        raise
+    return conn
+
+
+def _decode_record(config: RunConfig, data: dict[str, Any], diagnostics: bool) -> EpisodeRecord:
+    """The episode of a ``runs`` row (as a column -> value mapping)."""
+    return EpisodeRecord(
+        problem=config.problem,
+        agent=config.agent,
+        seed=config.seed,
+        budget=config.budget,
+        config=json.loads(data["problem_config"]),
+        diagnostics=json.loads(zlib.decompress(data["diagnostics"])) if diagnostics else [],
+        **{name: _from_npy(data[name]) for name in _TRACE},
+    )
+
+
 class ResultStore:
     """A bocvs result store at ``path``; created if missing (unless ``create=False``).
 
@@ -324,47 +377,8 @@ class ResultStore:
                 _create(self.path)
             _check_header(self.path)
             _check_schema(self.path)
-            if readonly:
-                self._conn = self._connect_readonly(timeout)
-            else:
-                self._conn = self._connect_writable(timeout)
-
-    def _connect_readonly(self, timeout: float) -> sqlite3.Connection:
-        """A connection that cannot write: ``query_only`` (which leaves no ``-wal``/``-shm``
-        behind in a writable folder), else ``mode=ro``, else ``immutable=1`` when no
-        write-ahead log is pending (a folder nobody can write, where no writer can be either)."""
-        uri = self.path.resolve().as_uri()
-        queries = ["mode=rw", "mode=ro"]
-        if not self.path.with_name(self.path.name + "-wal").exists():
-            queries.append("mode=ro&immutable=1")
-        for n, query in enumerate(queries):
-            conn = sqlite3.connect(f"{uri}?{query}", uri=True, timeout=timeout)
-            try:
-                conn.execute("PRAGMA query_only = ON")
-                conn.execute("SELECT COUNT(*) FROM runs").fetchone()
-                return conn
-            except sqlite3.OperationalError:
-                conn.close()
-                if n == len(queries) - 1:
-                    raise
-        raise AssertionError("unreachable")  # pragma: no cover
-
-    def _connect_writable(self, timeout: float) -> sqlite3.Connection:
-        _remove_stale_temporaries(self.path)
-        conn = sqlite3.connect(self.path, timeout=timeout, isolation_level=None)
-        try:
-            if conn.execute("PRAGMA journal_mode").fetchone()[0] != "wal":
-                conn.execute("PRAGMA journal_mode = WAL")
-            conn.execute("PRAGMA synchronous = FULL")
-            tables = {r[0] for r in conn.execute("SELECT name FROM sqlite_master")}
-            if "failures" not in tables:
-                conn.executescript(_FAILURES)
-            conn.execute("BEGIN IMMEDIATE")  # fails now, not after a run, if we cannot write
-            conn.execute("ROLLBACK")
-        except BaseException:
-            conn.close()
-            raise
-        return conn
+            connect = _connect_readonly if readonly else _connect_writable
+            self._conn = connect(self.path, timeout)
 
     @contextmanager
     def _access(self, doing: str) -> Iterator[None]:
@@ -566,18 +580,7 @@ class ResultStore:
         key = str(data["config_key"])
         config = self._config(key, data["config"])
         try:
-            trace = {name: _from_npy(data[name]) for name in _TRACE}
-            record = EpisodeRecord(
-                problem=config.problem,
-                agent=config.agent,
-                seed=config.seed,
-                budget=config.budget,
-                config=json.loads(data["problem_config"]),
-                diagnostics=(
-                    json.loads(zlib.decompress(data["diagnostics"])) if diagnostics else []
-                ),
-                **trace,
-            )
+            record = _decode_record(config, data, diagnostics)
             provenance = json.loads(data["provenance"])
         except (ValueError, TypeError, KeyError, EOFError, OSError, zlib.error) as err:
             raise self._damaged(key, err) from err

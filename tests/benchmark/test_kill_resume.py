@@ -54,15 +54,15 @@ elif point == "commit":
     add = store.ResultStore.add
     store.ResultStore.add = lambda self, *a, **k: (add(self, *a, **k), die())[0]
 elif point == "full":
-    connect = store.ResultStore._connect_writable
+    connect = store._connect_writable
 
-    def capped(self, timeout):
-        conn = connect(self, timeout)
+    def capped(path, timeout):
+        conn = connect(path, timeout)
         pages = conn.execute("PRAGMA page_count").fetchone()[0]
         conn.execute(f"PRAGMA max_page_count = {pages + 4}")
         return conn
 
-    store.ResultStore._connect_writable = capped
+    store._connect_writable = capped
 sys.exit(cli.main(argv))
 """
 
