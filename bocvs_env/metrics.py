@@ -74,6 +74,13 @@ def _steps_within(record: EpisodeRecord, spend: np.ndarray) -> np.ndarray:
     return np.searchsorted(record.spent, np.asarray(spend, np.float64) * (1 + 1e-12), "right")
 
 
+def final_simple_regret(record: EpisodeRecord) -> float:
+    """Simple regret at the end of the episode (``g*`` if it made no evaluation)."""
+    return (
+        float(simple_regret(record)[-1]) if record.n_evaluations else float(np.max(record.set_max))
+    )
+
+
 def simple_regret_at(record: EpisodeRecord, spend: np.ndarray) -> np.ndarray:
     """Simple regret after spending ``C'``, for each ``C'`` in ``spend`` (same shape).
 
@@ -83,6 +90,26 @@ def simple_regret_at(record: EpisodeRecord, spend: np.ndarray) -> np.ndarray:
     n = _steps_within(record, spend)
     best = np.concatenate([[0.0], np.maximum.accumulate(np.maximum(record.g, 0.0))])
     return g_star - best[n]
+
+
+def simple_regret_area(record: EpisodeRecord) -> float:
+    """The area under simple regret against cost spent over ``[0, budget]``, divided by the
+    budget: the mean simple regret over the budget, in units of ``f``.
+
+    Simple regret after spending ``C'`` is the step function of :func:`simple_regret_at`: ``g*``
+    until the first step is paid, then the regret after step ``k`` from its cumulative cost
+    ``s_k`` up to ``s_{k+1}`` (the last value holds up to the budget). So the area is
+    ``(sum_k r_k (s_{k+1} - s_k)) / budget`` with ``s_0 = 0``, ``r_0 = g*`` and
+    ``s_{T+1} = budget``, computed exactly (no grid). A lower value reaches low regret for less
+    spend; the final simple regret alone cannot tell when it was reached.
+    """
+    g_star = float(np.max(record.set_max))
+    budget = float(record.budget)
+    if not budget > 0:
+        raise ValueError(f"the regret area needs a positive budget, got {budget!r}")
+    best = np.concatenate([[0.0], np.maximum.accumulate(np.maximum(record.g, 0.0))])
+    edges = np.concatenate([[0.0], np.clip(record.spent, 0.0, budget), [budget]])
+    return float(np.sum((g_star - best) * np.diff(edges)) / budget)
 
 
 def evaluations_at(record: EpisodeRecord, spend: np.ndarray) -> np.ndarray:
@@ -101,7 +128,8 @@ def summarize(record: EpisodeRecord, alpha: float = 0.1) -> dict[str, float | in
         "spent": spent,
         "g_star": tgt.g_star,
         "i_star": tgt.i_star,
-        "simple_regret": float(simple_regret(record)[-1]) if T else tgt.g_star,
+        "simple_regret": final_simple_regret(record),
+        "simple_regret_area": simple_regret_area(record),
         "quality_regret": float(quality_regret(record, alpha)[-1]) if T else 0.0,
         "cost_regret": float(cost_regret(record, alpha)[-1]) if T else 0.0,
         "cost_varying_regret": float(cost_varying_regret(record)[-1]) if T else 0.0,
