@@ -117,11 +117,18 @@ def evaluations_at(record: EpisodeRecord, spend: np.ndarray) -> np.ndarray:
     return _steps_within(record, spend)
 
 
+def spend_share(record: EpisodeRecord) -> np.ndarray:
+    """The share of the cost spent on each control set, shape ``(m,)`` (zeros if nothing was
+    spent)."""
+    share = np.bincount(record.control_set, weights=record.cost, minlength=record.set_max.size)
+    spent = float(record.cost.sum())
+    return share / spent if spent > 0 else share
+
+
 def summarize(record: EpisodeRecord, alpha: float = 0.1) -> dict[str, float | int | list[float]]:
     """Final figures of an episode: regrets, evaluations, spend and spend share per set."""
     T = record.n_evaluations
     tgt = target(record.set_max, record.cost_means, alpha)
-    share = np.bincount(record.control_set, weights=record.cost, minlength=record.set_max.size)
     spent = float(record.cost.sum())
     return {
         "evaluations": T,
@@ -134,5 +141,5 @@ def summarize(record: EpisodeRecord, alpha: float = 0.1) -> dict[str, float | in
         "cost_regret": float(cost_regret(record, alpha)[-1]) if T else 0.0,
         "cost_varying_regret": float(cost_varying_regret(record)[-1]) if T else 0.0,
         "target_plays": int(np.sum(record.control_set == tgt.i_star)),
-        "spend_share": (share / spent if spent > 0 else share).tolist(),
+        "spend_share": spend_share(record).tolist(),
     }

@@ -312,8 +312,9 @@ def build_parser() -> argparse.ArgumentParser:
     _add_report_options(compare)
     compare.add_argument("--agent", help="compare this agent against the others")
     compare.add_argument("--reference", help="compare the others against this agent")
-    compare.add_argument("--metrics", nargs="+", choices=("final", "area"), default=["final", "area"],
-                         help="final simple regret; area under simple regret / budget")  # fmt: skip
+    compare.add_argument("--metrics", nargs="+", default=["final", "area"],
+                         help="final (simple regret), area (under simple regret / budget), "
+                         "evaluations, costliest_share")  # fmt: skip
     compare.add_argument("--resamples", type=int, default=10_000, help="bootstrap resamples")
     compare.add_argument("--level", type=float, default=0.95, help="interval coverage")
     compare.add_argument("--bootstrap-seed", type=int, default=0)

@@ -4,16 +4,19 @@ and a win / tie / loss tally over panels.
 Within a panel (problem x cost set x variance x budget) two agents' runs of the same seed form
 a pair; a seed that only one of them ran is dropped, and :attr:`PairedComparison.unpaired` says
 which. For each pair the difference ``agent - reference`` of two lower-is-better figures is
-taken (:data:`METRICS`):
+taken, for one of the figures of :data:`METRICS`:
 
 - ``final``: the final simple regret (:func:`bocvs_env.metrics.final_simple_regret`);
 - ``area``: the area under simple regret against cost spent over ``[0, budget]`` divided by the
   budget, i.e. the mean simple regret over the budget
-  (:func:`bocvs_env.metrics.simple_regret_area`).
+  (:func:`bocvs_env.metrics.simple_regret_area`);
+- ``evaluations``: evaluations made within the budget (higher is better);
+- ``costliest_share``: the share of the spend on the costliest control set (by mean cost).
 
 The mean difference gets a paired percentile-bootstrap interval
 (:func:`bocvs_env.benchmark.stats.paired_bootstrap`); the agent wins the panel when the whole
-interval is below 0, loses when it is above 0, and ties otherwise. Which pairs are compared:
+interval lies on the better side of 0 (below it for a lower-is-better figure), loses when it
+lies on the worse side, and ties otherwise. Which pairs are compared:
 ``agent`` and ``reference`` both given, that one pair; only ``agent``, it against every other
 agent; only ``reference``, every other agent against it; neither, every pair of agents (the
 alphabetically first minus the second).
@@ -27,16 +30,40 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+import numpy as np
+
 from bocvs_env import metrics
 from bocvs_env.benchmark.panels import Panel, group_panels
 from bocvs_env.benchmark.stats import VERDICTS, PairedInterval, paired_bootstrap
 from bocvs_env.benchmark.store import StoredRun
 from bocvs_env.evaluation import EpisodeRecord
 
-#: The compared figures: name -> (label, the figure of a run); lower is better for all.
-METRICS: dict[str, tuple[str, Callable[[EpisodeRecord], float]]] = {
-    "final": ("final simple regret", metrics.final_simple_regret),
-    "area": ("simple-regret area / budget", metrics.simple_regret_area),
+
+@dataclass(frozen=True)
+class Metric:
+    """A figure of a run that agents are compared on.
+
+    Attributes:
+        label: its name in tables.
+        value: the figure of a run's record.
+        lower_is_better: its direction.
+    """
+
+    label: str
+    value: Callable[[EpisodeRecord], float]
+    lower_is_better: bool = True
+
+
+def _costliest_share(record: EpisodeRecord) -> float:
+    return float(metrics.spend_share(record)[int(np.argmax(record.cost_means))])
+
+
+#: The figures agents are compared on, by name.
+METRICS: dict[str, Metric] = {
+    "final": Metric("final simple regret", metrics.final_simple_regret),
+    "area": Metric("simple-regret area / budget", metrics.simple_regret_area),
+    "evaluations": Metric("evaluations", lambda r: float(r.n_evaluations), lower_is_better=False),
+    "costliest_share": Metric("spend share on the costliest set", _costliest_share),
 }
 
 
@@ -64,7 +91,7 @@ class PairedComparison:
 
     def verdict(self) -> str:
         """``"win"``, ``"tie"`` or ``"loss"`` of ``agent`` (see the module docstring)."""
-        return self.interval.verdict()
+        return self.interval.verdict(METRICS[self.metric].lower_is_better)
 
     def row(self) -> dict[str, Any]:
         """A flat, JSON-able row (the ``--json``/``--csv`` output)."""
@@ -160,7 +187,7 @@ def compare_runs(
                 name: tuple(sorted(set(seeded[name]) - set(common))) for name in (left, right)
             }
             for name in metric_names:
-                figure = METRICS[name][1]
+                figure = METRICS[name].value
                 diffs = [figure(seeded[left][s]) - figure(seeded[right][s]) for s in common]
                 interval = paired_bootstrap(diffs, n_resamples, level, seed)
                 out.append(
@@ -202,7 +229,7 @@ def comparison_markdown(comparisons: Sequence[PairedComparison]) -> str:
     names = list(dict.fromkeys(c.metric for c in comparisons))
     level = comparisons[0].interval.level
     head = ["agent", "reference", "pairs"] + [
-        f"{METRICS[m][0]}: mean difference [{level:.0%} interval]" for m in names
+        f"{METRICS[m].label}: mean difference [{level:.0%} interval]" for m in names
     ]
     by_panel: dict[Panel, dict[tuple[str, str], dict[str, PairedComparison]]] = {}
     for c in comparisons:
@@ -228,10 +255,13 @@ def comparison_markdown(comparisons: Sequence[PairedComparison]) -> str:
     lines = [
         f"### Win / tie / loss over {n_panels} panels",
         "",
-        f"The agent's figure minus the reference's, lower is better; a win when the paired "
-        f"{level:.0%} interval lies below 0, a loss when above, a tie when it contains 0.",
+        f"The agent's figure minus the reference's; a win when the paired {level:.0%} interval "
+        "lies on the better side of 0 (below it, except for evaluations), a loss when on the "
+        "worse side, a tie when it contains 0.",
         "",
-        "| agent | reference | " + " | ".join(f"{METRICS[m][0]} W / T / L" for m in names) + " |",
+        "| agent | reference | "
+        + " | ".join(f"{METRICS[m].label} W / T / L" for m in names)
+        + " |",
         "| --- | --- |" + " ---: |" * len(names),
     ]
     for left, right in dict.fromkeys((c.agent, c.reference) for c in comparisons):

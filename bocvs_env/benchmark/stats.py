@@ -37,14 +37,13 @@ class PairedInterval:
     high: float
     level: float
 
-    def verdict(self) -> str:
-        """For a lower-is-better difference ``a - b``: ``"win"`` for ``a`` when the whole
-        interval is below 0, ``"loss"`` when it is above 0, else ``"tie"`` (the interval
-        contains 0, or there is none)."""
-        if self.high < 0:
-            return "win"
-        if self.low > 0:
-            return "loss"
+    def verdict(self, lower_is_better: bool = True) -> str:
+        """For a difference ``a - b`` of a lower-is-better figure: ``"win"`` for ``a`` when the
+        whole interval is below 0, ``"loss"`` when it is above 0, else ``"tie"`` (the interval
+        contains 0, or there is none); the other way round for a higher-is-better figure."""
+        below, above = self.high < 0, self.low > 0
+        if below or above:
+            return "win" if below == lower_is_better else "loss"
         return "tie"
 
 
