@@ -218,6 +218,47 @@ def wtl(counter: Counter[str]) -> str:
     return " / ".join(str(counter[v]) for v in VERDICTS)
 
 
+def _panel_section(
+    panel: Panel, pairs: dict[tuple[str, str], dict[str, PairedComparison]], head: list[str]
+) -> str:
+    names = list(next(iter(pairs.values())))
+    lines = [f"### {panel.title()}", "", "| " + " | ".join(head) + " |"]
+    lines.append("| --- | --- | ---: |" + " ---: |" * len(names))
+    notes = []
+    for (left, right), by_metric in pairs.items():
+        first = next(iter(by_metric.values()))
+        row = [left, right, str(first.interval.n), *(_cell(by_metric[m]) for m in names)]
+        lines.append("| " + " | ".join(row) + " |")
+        notes += [
+            f"- {a}'s seeds {', '.join(map(str, s))} have no {right if a == left else left}"
+            " run here and were dropped."
+            for a, s in first.unpaired.items()
+            if s
+        ]
+    return "\n".join(lines + (["", *notes] if notes else []))
+
+
+def _tally_section(comparisons: Sequence[PairedComparison], names: list[str], n_panels: int) -> str:
+    counts = tally(comparisons)
+    level = comparisons[0].interval.level
+    lines = [
+        f"### Win / tie / loss over {n_panels} panels",
+        "",
+        f"The agent's figure minus the reference's; a win when the paired {level:.0%} interval "
+        "lies on the better side of 0 (below it, except for evaluations), a loss when on the "
+        "worse side, a tie when it contains 0.",
+        "",
+        "| agent | reference | "
+        + " | ".join(f"{METRICS[m].label} W / T / L" for m in names)
+        + " |",
+        "| --- | --- |" + " ---: |" * len(names),
+    ]
+    for left, right in dict.fromkeys((c.agent, c.reference) for c in comparisons):
+        cells = [wtl(counts[(left, right, m)]) for m in names]
+        lines.append(f"| {left} | {right} | " + " | ".join(cells) + " |")
+    return "\n".join(lines)
+
+
 def comparison_markdown(comparisons: Sequence[PairedComparison]) -> str:
     """Per panel a table of the paired differences, then the win / tie / loss tally.
 
@@ -234,38 +275,6 @@ def comparison_markdown(comparisons: Sequence[PairedComparison]) -> str:
     by_panel: dict[Panel, dict[tuple[str, str], dict[str, PairedComparison]]] = {}
     for c in comparisons:
         by_panel.setdefault(c.panel, {}).setdefault((c.agent, c.reference), {})[c.metric] = c
-    parts = []
-    for panel, pairs in by_panel.items():
-        lines = [f"### {panel.title()}", "", "| " + " | ".join(head) + " |"]
-        lines.append("| --- | --- | ---: |" + " ---: |" * len(names))
-        notes = []
-        for (left, right), cells in pairs.items():
-            first = next(iter(cells.values()))
-            row = [left, right, str(first.interval.n), *(_cell(cells[m]) for m in names)]
-            lines.append("| " + " | ".join(row) + " |")
-            notes += [
-                f"- {a}'s seeds {', '.join(map(str, s))} have no {right if a == left else left}"
-                " run here and were dropped."
-                for a, s in first.unpaired.items()
-                if s
-            ]
-        parts.append("\n".join(lines + (["", *notes] if notes else [])))
-    counts = tally(comparisons)
-    n_panels = len(by_panel)
-    lines = [
-        f"### Win / tie / loss over {n_panels} panels",
-        "",
-        f"The agent's figure minus the reference's; a win when the paired {level:.0%} interval "
-        "lies on the better side of 0 (below it, except for evaluations), a loss when on the "
-        "worse side, a tie when it contains 0.",
-        "",
-        "| agent | reference | "
-        + " | ".join(f"{METRICS[m].label} W / T / L" for m in names)
-        + " |",
-        "| --- | --- |" + " ---: |" * len(names),
-    ]
-    for left, right in dict.fromkeys((c.agent, c.reference) for c in comparisons):
-        cells = [wtl(counts[(left, right, m)]) for m in names]
-        lines.append(f"| {left} | {right} | " + " | ".join(cells) + " |")
-    parts.append("\n".join(lines))
+    parts = [_panel_section(panel, pairs, head) for panel, pairs in by_panel.items()]
+    parts.append(_tally_section(comparisons, names, len(by_panel)))
     return "\n\n".join(parts) + "\n"

@@ -14,6 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
+import numpy.typing as npt
 
 #: The verdicts of :meth:`PairedInterval.verdict`.
 VERDICTS = ("win", "tie", "loss")
@@ -48,7 +49,7 @@ class PairedInterval:
 
 
 def paired_bootstrap(
-    differences: np.ndarray, n_resamples: int = 10_000, level: float = 0.95, seed: int = 0
+    differences: npt.ArrayLike, n_resamples: int = 10_000, level: float = 0.95, seed: int = 0
 ) -> PairedInterval:
     """The percentile bootstrap interval of the mean of ``differences`` (shape ``(n,)``).
 

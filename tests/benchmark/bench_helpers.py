@@ -93,3 +93,12 @@ def hand_run(
         budget=budget,
     )
     return StoredRun(config.key(), "hand", config, record, dict(provenance or {}))
+
+
+def win_and_tie_runs(agent: str, other: str) -> list[StoredRun]:
+    """Two panels: with cheap costs ``agent``'s final regret (0.1) is below ``other``'s (0.5) on
+    each of 3 seeds (a win); with moderate costs it is 0.1 and 0.9 on 2 seeds (a tie)."""
+    runs = [hand_run(agent, s, [0.9]) for s in range(3)]
+    runs += [hand_run(other, s, [0.5]) for s in range(3)]
+    runs += [hand_run(agent, s, [g], cost_set="moderate") for s, g in ((0, 0.9), (1, 0.1))]
+    return runs + [hand_run(other, s, [0.5], cost_set="moderate") for s in (0, 1)]

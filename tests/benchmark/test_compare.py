@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from bench_helpers import hand_run
+from bench_helpers import hand_run, win_and_tie_runs
 
 from bocvs_env.benchmark.compare import compare_runs, comparison_markdown, tally
 
@@ -49,13 +49,7 @@ def test_pairing_drops_unpaired_seeds_and_says_so() -> None:
 
 def test_ties_where_the_interval_holds_zero_and_the_tally() -> None:
     # cheap panel: a better on every seed; moderate panel: a better on one seed, worse on another
-    runs = [hand_run("a", s, [0.9]) for s in range(3)]
-    runs += [hand_run("b", s, [0.5]) for s in range(3)]
-    runs += [
-        hand_run("a", 0, [0.9], cost_set="moderate"),
-        hand_run("a", 1, [0.1], cost_set="moderate"),
-    ]
-    runs += [hand_run("b", s, [0.5], cost_set="moderate") for s in (0, 1)]
+    runs = win_and_tie_runs("a", "b")
     rows = compare_runs(runs, metric_names=["final"], n_resamples=500)
     verdicts = {r.panel.cost_set: r.verdict() for r in rows}
     assert verdicts == {"cheap": "win", "moderate": "tie"}

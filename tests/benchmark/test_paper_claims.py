@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from bench_helpers import hand_run, load_benchmark_script
+from bench_helpers import hand_run, load_benchmark_script, win_and_tie_runs
 
 from bocvs_env.benchmark.compare import compare_runs
 from bocvs_env.benchmark.panels import group_panels
@@ -35,13 +35,7 @@ def test_panel_summary_averages_over_seeds(stored_runs: list[StoredRun]) -> None
 
 def test_claim_matrix_states_each_panel_and_the_tally() -> None:
     # cheap: etc's final regret below random's on every seed (win); moderate: mixed (tie)
-    runs = [hand_run("etc", s, [0.9]) for s in range(3)]
-    runs += [hand_run("random", s, [0.5]) for s in range(3)]
-    runs += [
-        hand_run("etc", 0, [0.9], cost_set="moderate"),
-        hand_run("etc", 1, [0.1], cost_set="moderate"),
-    ]
-    runs += [hand_run("random", s, [0.5], cost_set="moderate") for s in (0, 1)]
+    runs = win_and_tie_runs("etc", "random")
     rows = compare_runs(runs, agent="etc", metric_names=["final"], n_resamples=300)
     text = paper_claims.claim_matrix(rows, "final", "claim")
     assert "| hartmann3 · cheap · var 0.02 · C=10 | win |" in text
