@@ -96,8 +96,8 @@ be recomputed without the result store and without rerunning. Written by `bocvs 
 by every report command with `--data <this folder>`:
 
 ```bash
-bocvs table   --data docs/data --preset paper
-bocvs compare --data docs/data --preset paper --agent etc
+bocvs table   --data docs/data --sweep paper
+bocvs compare --data docs/data --sweep paper --agent etc
 python benchmarks/paper_claims.py --data docs/data
 ```
 

@@ -2,9 +2,14 @@
 
 from __future__ import annotations
 
+import csv
+import json
+from pathlib import Path
+
 import pytest
 from bench_helpers import hand_run, win_and_tie_runs
 
+from bocvs_env.benchmark.cli import main
 from bocvs_env.benchmark.compare import compare_runs, comparison_markdown, tally
 
 
@@ -89,3 +94,24 @@ def test_two_runs_of_one_seed_are_refused() -> None:
     runs.append(hand_run("a", 0, [0.5], budget=10.0))
     with pytest.raises(ValueError, match="two runs of seed 0"):
         compare_runs(runs)
+
+
+def test_compare_command_writes_markdown_json_and_csv(
+    two_agent_store: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    js, cs = tmp_path / "c.json", tmp_path / "c.csv"
+    argv = ["compare", "--store", str(two_agent_store), "--reference", "random"]
+    argv += ["--resamples", "300", "--json", str(js), "--csv", str(cs)]
+    assert main(argv) == 0
+    out = capsys.readouterr().out
+    assert "| etc | random | 2 |" in out and "### Win / tie / loss over 1 panels" in out
+    rows = json.loads(js.read_text())
+    assert [(r["agent"], r["reference"], r["metric"]) for r in rows] == [
+        ("etc", "random", "final"),
+        ("etc", "random", "area"),
+    ]
+    assert all(r["pairs"] == 2 and r["seeds"] == "0 1" for r in rows)
+    with cs.open() as f:
+        assert [r["verdict"] for r in csv.DictReader(f)] == [r["verdict"] for r in rows]
+    assert main(["compare", "--store", str(two_agent_store), "--metrics", "speed"]) == 2
+    assert "unknown metrics ['speed']" in capsys.readouterr().err

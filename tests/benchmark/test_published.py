@@ -20,31 +20,11 @@ from bocvs_env.benchmark.published import (
     open_runs,
     publish,
 )
-from bocvs_env.benchmark.runner import RunResult
 from bocvs_env.benchmark.store import ResultStore, StoredRun
 from bocvs_env.benchmark.tables import summary_markdown
 
 REPO = Path(__file__).resolve().parents[2]
 paper_claims = load_benchmark_script("paper_claims")
-
-
-@pytest.fixture
-def two_agent_store(store_path: Path, tiny_results: list[RunResult]) -> Path:
-    """The tiny sweep's random runs, plus the same runs relabelled as a second agent with
-    their last step dropped (so that there is something to compare), at one commit."""
-    with ResultStore(store_path) as store:
-        store.register_sweep(tiny_sweep())
-        for result in tiny_results:
-            store.add(result, sweep="tiny", git_commit="c" * 40)
-            rec = result.record
-            fewer = {k: getattr(rec, k)[:-1] for k in ("control_set", "x", "y", "cost", "g")}
-            clone = RunResult(
-                config=type(result.config)(**{**result.config.to_dict(), "agent": "etc"}),
-                record=type(rec)(**{**rec.__dict__, **fewer, "agent": "etc"}),
-                provenance=result.provenance,
-            )
-            store.add(clone, sweep="tiny", git_commit="c" * 40)
-    return store_path
 
 
 @pytest.fixture
