@@ -65,6 +65,16 @@ def test_published_runs_give_the_same_figures(two_agent_store: Path, published: 
     assert paper_claims.claims_markdown(back, 200) == paper_claims.claims_markdown(stored, 200)
 
 
+def test_plot_and_export_read_the_published_folder(published: Path, tmp_path: Path) -> None:
+    assert main(["plot", "--data", str(published), "--out", str(tmp_path / "p")]) == 0
+    assert len(list((tmp_path / "p").glob("*.png"))) == 4
+    out = tmp_path / "steps.csv"
+    assert main(["export", "--data", str(published), "--out", str(out), "--level", "steps"]) == 0
+    steps = pd.read_csv(out)
+    assert steps["y"].isna().all() and "x_0" not in steps  # not published
+    assert steps["simple_regret"].notna().all()
+
+
 def test_readme_documents_every_column(published: Path) -> None:
     readme = (published / "README.md").read_text()
     runs = pd.read_parquet(published / RUNS_FILE)
