@@ -10,9 +10,9 @@ Examples::
     bocvs plot --preset quick --out figures/
     bocvs table --sweep mine
     bocvs export --out runs.parquet --level runs   # all runs of the store
-    bocvs compare --preset paper --agent etc       # paired intervals, win / tie / loss
-    bocvs publish --preset paper --out docs/data   # the published tables the docs read
-    bocvs table --data docs/data --preset paper    # reports from published tables
+    bocvs compare --sweep paper --agent etc        # paired intervals, win / tie / loss
+    bocvs publish --sweep paper --out docs/data    # the published tables the docs read
+    bocvs table --data docs/data --sweep paper     # reports from published tables
 
 A sweep is a preset, a config file (``.toml``/``.json``, see :mod:`bocvs_env.benchmark.config`)
 or flags; flags override a preset's or a file's fields. ``plot``, ``table`` and ``export`` take
