@@ -54,6 +54,9 @@ def test_published_runs_give_the_same_figures(two_agent_store: Path, published: 
         back = source.runs()
         assert source.sweeps() == {"tiny": tiny_sweep()}
     assert [r.key for r in back] == [r.key for r in stored]
+    (one,) = PublishedRuns(published).runs([stored[1].key])
+    assert one.key == stored[1].key
+    np.testing.assert_array_equal(one.record.g, stored[1].record.g)
     for a, b in zip(stored, back, strict=True):
         assert a.config == b.config
         for name in ("control_set", "cost", "g", "set_max", "cost_means"):
