@@ -3,7 +3,7 @@ that decide its numbers, and the rule that one report uses runs of one version.
 
 A run's provenance (recorded by :func:`bocvs_env.benchmark.runner.run_config` and
 :meth:`bocvs_env.benchmark.store.ResultStore.add`) holds ``git_commit`` (the driver's checkout,
-``+dirty`` when tracked files had changed, ``None`` outside a checkout) and the installed
+see :func:`git_commit`) and the installed
 versions of :data:`KEY_DEPENDENCIES` in the worker. Runs with equal commits and equal versions
 make the same decisions; tables, plots and comparisons mixing versions would average different
 code, so :func:`check_one_version` refuses them unless told otherwise.
@@ -11,6 +11,7 @@ code, so :func:`check_one_version` refuses them unless told otherwise.
 
 from __future__ import annotations
 
+import hashlib
 import subprocess
 from collections import Counter
 from collections.abc import Mapping, Sequence
@@ -42,28 +43,30 @@ def dependency_versions() -> dict[str, str | None]:
 
 
 def git_commit(path: Path | None = None) -> str | None:
-    """The commit of the git checkout holding ``path`` (this package by default), with
-    ``+dirty`` if tracked files changed; ``None`` outside a checkout or without git."""
+    """The commit of the git checkout holding ``path`` (this package by default); if tracked
+    files changed, followed by ``+dirty-`` and the first 10 hex digits of the sha256 of
+    ``git diff HEAD``, so that two different edits of one commit are two versions. ``None``
+    outside a checkout or without git."""
     where = path or Path(__file__).resolve().parent
 
     def git(*args: str) -> str:
         return subprocess.run(
             ["git", "-C", str(where), *args], capture_output=True, text=True, check=True, timeout=10
-        ).stdout.strip()
+        ).stdout
 
     try:
-        head = git("rev-parse", "HEAD")
-        dirty = bool(git("status", "--porcelain", "--untracked-files=no"))
+        head = git("rev-parse", "HEAD").strip()
+        diff = git("diff", "HEAD", "--no-ext-diff", "--no-color")
     except (OSError, subprocess.SubprocessError):
         return None
-    return head + ("+dirty" if dirty else "")
+    return head + (f"+dirty-{hashlib.sha256(diff.encode()).hexdigest()[:10]}" if diff else "")
 
 
 def code_version(provenance: Mapping[str, Any]) -> str:
     """A run's code version as one short string, e.g.
     ``"03daaf0 (numpy 2.4.6, scipy 1.17.1, torch 2.13.0+cpu, gpytorch 1.15.2, botorch 0.18.1)"``.
 
-    The commit is shortened to 7 characters (``+dirty`` kept); a library the provenance does not
+    The commit is shortened to 7 characters (a ``+dirty-<digest>`` suffix kept); a library the provenance does not
     name (runs recorded before it was) shows as ``?``, a run without a commit as ``no commit``.
     """
     commit = provenance.get("git_commit")

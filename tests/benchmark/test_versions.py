@@ -3,6 +3,7 @@ and library versions, and reports refuse a selection that mixes versions."""
 
 from __future__ import annotations
 
+import subprocess
 from importlib.metadata import version
 from pathlib import Path
 
@@ -11,7 +12,7 @@ import pytest
 from bocvs_env.benchmark.cli import main
 from bocvs_env.benchmark.runner import RunResult
 from bocvs_env.benchmark.store import ResultStore
-from bocvs_env.benchmark.versions import KEY_DEPENDENCIES, code_version
+from bocvs_env.benchmark.versions import KEY_DEPENDENCIES, code_version, git_commit
 
 A, B = "a" * 40, "b" * 40 + "+dirty"
 
@@ -65,3 +66,23 @@ def test_reports_refuse_a_store_of_two_commits(
 def test_allow_mixed_versions(mixed_store: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["table", "--store", str(mixed_store), "--allow-mixed-versions"]) == 0
     assert "| random | 2 |" in capsys.readouterr().out
+
+
+def test_git_commit_tells_edits_of_one_commit_apart(tmp_path: Path) -> None:
+    def git(*args: str) -> None:
+        subprocess.run(["git", "-C", str(tmp_path), *args], check=True, capture_output=True)
+
+    git("init", "-q")
+    (tmp_path / "f.py").write_text("a = 1\n")
+    git("add", "f.py")
+    git("-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "one")
+    clean = git_commit(tmp_path)
+    assert clean is not None and len(clean) == 40 and "+" not in clean
+    (tmp_path / "f.py").write_text("a = 2\n")
+    first = git_commit(tmp_path)
+    (tmp_path / "f.py").write_text("a = 3\n")
+    second = git_commit(tmp_path)
+    assert first is not None and first.startswith(clean + "+dirty-")
+    assert second is not None and second.startswith(clean + "+dirty-") and second != first
+    assert code_version({"git_commit": first}).startswith(f"{clean[:7]}+dirty-{first[-10:]} (")
+    assert git_commit(tmp_path / "nowhere") is None
