@@ -121,7 +121,7 @@ DOCS_DATA = REPO / "docs" / "data"
 def test_docs_pages_are_recomputed_from_the_published_data(
     capsys: pytest.CaptureFixture[str],
 ) -> None:
-    assert main(["table", "--data", str(DOCS_DATA), "--preset", "paper"]) == 0
+    assert main(["table", "--data", str(DOCS_DATA), "--sweep", "paper"]) == 0
     assert capsys.readouterr().out == (REPO / "docs" / "paper" / "tables.md").read_text()
     with PublishedRuns(DOCS_DATA) as source:
         runs = paper_claims.select_runs(source.runs(), "paper")
