@@ -143,7 +143,7 @@ class ETCAgent(ModelBasedAgent):
         choice = select_s1(self.lcb_bar, self.ucb_bar, lcb_now, ucb_now, alpha)
         self.lcb_bar, self.ucb_bar = choice.lcb_bar, choice.ucb_bar
         horizon = horizon_estimate(self.task.budget, self.cost_sums, self.plays)
-        lcbs = cost_lcb(self.cost_sums, self.plays, horizon)
+        lcbs = self.cost_lower_bounds(horizon)
         s3 = cheapest_feasible(choice.s1, lcbs)
         values = np.array([maxima[i][0] if i in maxima else -math.inf for i in range(m)])
         i = best_set(s3, values)
@@ -162,6 +162,10 @@ class ETCAgent(ModelBasedAgent):
             s3=s3,
         )
         return {"control_set": i, "x": maxima[i][1]}
+
+    def cost_lower_bounds(self, horizon: float) -> np.ndarray:
+        """``(m,)`` cost LCBs of Algorithm 1 line 24 (:func:`agents.decisions.cost_lcb`)."""
+        return cost_lcb(self.cost_sums, self.plays, horizon)
 
     def params(self) -> dict[str, Any]:
         return {
