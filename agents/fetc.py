@@ -7,19 +7,16 @@ import math
 from typing import Any, Literal
 
 import numpy as np
-import torch
 
 from agents.allocation import exploration_fits, spend_balanced_set
 from agents.base import Action, Observation
 from agents.cost_estimates import bernstein_cost_lcb, optimistic_mean_costs
 from agents.decisions import (
     best_set,
-    cheapest_feasible,
     continue_exploration,
     halving_alpha,
     horizon_estimate,
     intersect_bounds,
-    select_s1,
 )
 from agents.etc import ETCAgent
 from agents.relevance import collapse_relevance, redundant_sets, relevant_variables
@@ -55,18 +52,21 @@ class FETCAgent(ETCAgent):
        refit is another model, for which the earlier rounds' bounds are not confidence bounds),
        and never stuck at a prior-level running minimum. ``"intersected"``: Algorithm 1's bars.
     4. ``relevance=True``: once the GP holds ``relevance_min_data`` points, each exploration
-       play measures every variable's relevance by feature collapsing at the best observed
-       queries (:func:`agents.relevance.collapse_relevance`), takes the fewest variables that
-       carry ``relevance_coverage`` of it, and skips the sets whose relevant variables a
-       cheaper set also controls (:func:`agents.relevance.redundant_sets`): on hartmann6 in
-       12-D the full set once dims 6-11 are seen to do nothing. Exploitation still considers
-       every set. ``False``: every set is explored.
+       play measures every variable's relevance by feature collapsing, averaged over inputs
+       drawn from the variables' distributions (:func:`agents.relevance.collapse_relevance`;
+       a global measure, steadier with little data than SADCBO's at the best queries), calls relevant the variables with
+       at least ``relevance_threshold`` times the largest relevance, and skips the sets that
+       only add irrelevant variables to a cheaper subset (:func:`agents.relevance.redundant_sets`):
+       on hartmann6 in 12-D the full set once dims 6-11 are seen to do nothing. Exploitation
+       still considers every set. ``False``: every set is explored.
     5. ``exploit_query="ts"``: in exploitation, the chosen set's query maximizes one posterior
        sample path's expectation (Thompson sampling) instead of ``E[u]``: sharper on the
        committed set, where the UCB keeps spending on the width. ``"ucb"``: Algorithm 1.
 
-    The decision log has ETC's keys plus ``phase``-specific ones: in exploration ``relevant``
-    and ``skipped`` (when relevance is on), in exploitation ``query``.
+    The decision log has ETC's keys; in exploration also ``relevant`` and ``skipped`` (when
+    relevance is on); in exploitation ``query``, and with current bounds ``ucb_checked`` (the
+    sets whose ``max E[u]`` was needed, see :meth:`_exploit_current`) in place of ``s1`` and
+    ``ucb_bar``.
 
     Args:
         allocation: ``"spend"`` or ``"count"``.
@@ -76,9 +76,10 @@ class FETCAgent(ETCAgent):
             plugs in each set's observed range (see :func:`agents.cost_estimates.bernstein_width`).
         value_bounds: ``"current"`` or ``"intersected"``.
         relevance: skip redundant sets in exploration.
-        relevance_coverage: the share of the (squared) relevance the relevant variables carry.
+        relevance_threshold: the ratio to the largest relevance above which a variable counts.
         relevance_min_data: observations before relevance is trusted; ``None`` is ``2 d``.
-        relevance_points: the best observed queries relevance is measured at.
+        relevance_points: the quasi-random inputs (drawn from the variables' distributions)
+            relevance is averaged over.
         exploit_query: ``"ts"`` or ``"ucb"``.
         **etc: ETC's parameters (``explore_fraction``, ``alpha0``, ``halve_every``) and the
             model options of :class:`~agents.model_based.ModelBasedAgent`.
@@ -94,9 +95,9 @@ class FETCAgent(ETCAgent):
         cost_range: float | None = None,
         value_bounds: Literal["current", "intersected"] = "current",
         relevance: bool = True,
-        relevance_coverage: float = 0.95,
+        relevance_threshold: float = 0.1,
         relevance_min_data: int | None = None,
-        relevance_points: int = 3,
+        relevance_points: int = 32,
         exploit_query: Literal["ts", "ucb"] = "ts",
         **etc: Any,
     ) -> None:
@@ -111,8 +112,8 @@ class FETCAgent(ETCAgent):
                 raise ValueError(f"{label} must be one of {allowed}, got {value!r}")
         if not 0.0 <= spend_exponent <= 1.0:
             raise ValueError(f"spend_exponent must be in [0, 1], got {spend_exponent!r}")
-        if not 0.0 < relevance_coverage <= 1.0:
-            raise ValueError(f"relevance_coverage must be in (0, 1], got {relevance_coverage!r}")
+        if not 0.0 <= relevance_threshold <= 1.0:
+            raise ValueError(f"relevance_threshold must be in [0, 1], got {relevance_threshold!r}")
         if relevance_points < 1:
             raise ValueError(f"relevance_points must be >= 1, got {relevance_points!r}")
         self.allocation = allocation
@@ -121,7 +122,7 @@ class FETCAgent(ETCAgent):
         self.cost_range = cost_range
         self.value_bounds = value_bounds
         self.relevance = relevance
-        self.relevance_coverage = relevance_coverage
+        self.relevance_threshold = relevance_threshold
         self.relevance_min_data = relevance_min_data
         self.relevance_points = relevance_points
         self.exploit_query = exploit_query
@@ -171,7 +172,7 @@ class FETCAgent(ETCAgent):
         eligible = list(range(self.task.n_sets))
         note: dict[str, Any] = {}
         if self.relevance and self.y.size >= (self.relevance_min_data or 2 * self.task.dim):
-            relevant = relevant_variables(self._relevance(), self.relevance_coverage)
+            relevant = relevant_variables(self._relevance(), self.relevance_threshold)
             skipped = redundant_sets(self.task.control_sets, relevant, costs)
             eligible = [i for i in eligible if i not in skipped] or eligible
             note = {"relevant": relevant, "skipped": skipped}
@@ -179,13 +180,12 @@ class FETCAgent(ETCAgent):
         return spend_balanced_set(self.plays, costs, exponent, eligible), note
 
     def _relevance(self) -> np.ndarray:
-        """Feature-collapsing relevance at the best observed queries (by posterior mean)."""
+        """Feature-collapsing relevance averaged over the first ``relevance_points`` of the
+        acquisition's quasi-random inputs (a global measure; cached per fit)."""
         if getattr(self, "_relevance_version", None) != self.surrogate.version:
-            with torch.no_grad():
-                mu, _ = self.surrogate.mean_std(torch.as_tensor(self.X))
-            best = self.X[np.argsort(-mu.numpy(), kind="stable")[: self.relevance_points]]
             samples = self.acquisition.samples.numpy()
-            self._relevance_cache = collapse_relevance(self.surrogate, best, samples)
+            points = samples[: self.relevance_points]
+            self._relevance_cache = collapse_relevance(self.surrogate, points, samples)
             self._relevance_version = self.surrogate.version
         return self._relevance_cache
 
@@ -227,27 +227,40 @@ class FETCAgent(ETCAgent):
         return action
 
     def _exploit_current(self) -> Action:
-        """Algorithm 1's exploitation round with ``S1`` from this round's bounds alone."""
+        """Algorithm 1's exploitation round with ``S1`` from this round's bounds alone.
+
+        ``S3`` (the sets of ``S1`` with the smallest cost LCB) is found without every set's
+        ``max E[u]``: the sets are taken by cost LCB, lowest level first, and the first level
+        with a member above ``(1 - alpha) max E[l]`` is ``S3`` (its members that are above).
+        This is the same ``S3`` as from the whole ``S1``. If no set is above (a degenerate
+        case, as in :func:`agents.decisions.select_s1`), ``S3`` is the sets of largest UCB.
+        """
         m = self.task.n_sets
         alpha = halving_alpha(self.n_exploit, self.alpha0, self.halve_every or self.task.dim)
         lcb_now = self._lcb_now()
-        maxima = self.set_maxima(range(m), "ucb")
-        ucb_now = np.array([maxima[i][0] for i in range(m)])
-        choice = select_s1(-math.inf, np.full(m, math.inf), lcb_now, ucb_now, alpha)
+        threshold = (1.0 - alpha) * lcb_now
         horizon = horizon_estimate(self.task.budget, self.cost_sums, self.plays)
         lcbs = self.cost_lower_bounds(horizon)
-        s3 = cheapest_feasible(choice.s1, lcbs)
-        i = best_set(s3, ucb_now)
+        maxima: dict[int, tuple[float, np.ndarray]] = {}
+        s3: list[int] = []
+        for level in sorted(set(lcbs.tolist())):
+            group = [i for i in range(m) if lcbs[i] == level]
+            maxima.update(self.set_maxima(group, "ucb"))
+            s3 = [i for i in group if maxima[i][0] > threshold]
+            if s3:
+                break
+        values = np.array([maxima[i][0] if i in maxima else -math.inf for i in range(m)])
+        if not s3:
+            s3 = [int(i) for i in np.flatnonzero(values == values.max())]
+        i = best_set(s3, values)
         self.n_exploit += 1
         self.log(
             phase="exploit",
             set=i,
-            value=float(ucb_now[i]),
+            value=float(values[i]),
             alpha=alpha,
             lcb_bar=lcb_now,
-            ucb_bar=ucb_now.tolist(),
-            s1=choice.s1,
-            reset=False,
+            ucb_checked={str(k): v for k, (v, _) in sorted(maxima.items())},
             horizon=horizon,
             cost_lcb=lcbs.tolist(),
             s3=s3,
@@ -262,7 +275,7 @@ class FETCAgent(ETCAgent):
             "cost_range": self.cost_range,
             "value_bounds": self.value_bounds,
             "relevance": self.relevance,
-            "relevance_coverage": self.relevance_coverage,
+            "relevance_threshold": self.relevance_threshold,
             "relevance_min_data": self.relevance_min_data,
             "relevance_points": self.relevance_points,
             "exploit_query": self.exploit_query,

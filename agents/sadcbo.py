@@ -31,9 +31,9 @@ class SADCBOAgent(ModelBasedAgent):
     - **Relevance**: feature collapsing at the ``relevance_points`` best observed queries (by
       posterior mean): the RMS change of the posterior mean when a variable is replaced by
       draws of its distribution (:func:`agents.relevance.collapse_relevance`). The relevant
-      variables are the fewest that carry ``coverage`` of the squared relevance
-      (:func:`agents.relevance.relevant_variables`); SADCBO's own selection thresholds a
-      normalized sensitivity, which this is for a share of the total.
+      variables are those with at least ``threshold`` times the largest relevance
+      (:func:`agents.relevance.relevant_variables`), a cut on normalized sensitivity as
+      SADCBO's selection.
     - **Cost trade-off**: the paper adds a context when its relevance outweighs its cost; here
       the costs are per set, not per variable, and unknown, so the agent plays the cheapest
       set that controls every relevant variable (or, if none does, the sets that cover the
@@ -57,7 +57,7 @@ class SADCBOAgent(ModelBasedAgent):
     ``relevant``.
 
     Args:
-        coverage: the share of squared relevance the relevant variables carry.
+        threshold: the ratio to the largest relevance above which a variable counts.
         warmup: observational rounds; ``None`` is ``d``.
         relevance_points: the best observed queries relevance is measured at.
         **model: the options of :class:`~agents.model_based.ModelBasedAgent`.
@@ -67,19 +67,19 @@ class SADCBOAgent(ModelBasedAgent):
 
     def __init__(
         self,
-        coverage: float = 0.95,
+        threshold: float = 0.1,
         warmup: int | None = None,
         relevance_points: int = 3,
         **model: Any,
     ) -> None:
         super().__init__(**model)
-        if not 0.0 < coverage <= 1.0:
-            raise ValueError(f"coverage must be in (0, 1], got {coverage!r}")
+        if not 0.0 <= threshold <= 1.0:
+            raise ValueError(f"threshold must be in [0, 1], got {threshold!r}")
         if warmup is not None and warmup < 0:
             raise ValueError(f"warmup must be >= 0, got {warmup!r}")
         if relevance_points < 1:
             raise ValueError(f"relevance_points must be >= 1, got {relevance_points!r}")
-        self.coverage = coverage
+        self.threshold = threshold
         self.warmup = warmup
         self.relevance_points = relevance_points
 
@@ -111,7 +111,7 @@ class SADCBOAgent(ModelBasedAgent):
             note = {"phase": "observe"}
         else:
             relevance = self.relevance()
-            relevant = relevant_variables(relevance, self.coverage)
+            relevant = relevant_variables(relevance, self.threshold)
             i = cheapest_covering_set(self.task.control_sets, relevance, relevant, costs)
             note = {"phase": "intervene", "relevance": relevance.tolist(), "relevant": relevant}
         value, x = self.set_maxima([i], "ucb")[i]
@@ -128,7 +128,7 @@ class SADCBOAgent(ModelBasedAgent):
 
     def params(self) -> dict[str, Any]:
         return {
-            "coverage": self.coverage,
+            "threshold": self.threshold,
             "warmup": self.warmup,
             "relevance_points": self.relevance_points,
             **super().params(),
