@@ -28,6 +28,7 @@ ETC_SWITCHES: dict[str, Any] = {
     "value_bounds": "intersected",
     "relevance": False,
     "exploit_query": "ucb",
+    "refit_growth": 0.0,
 }
 
 
@@ -36,7 +37,7 @@ class FETCAgent(ETCAgent):
 
     It keeps what Algorithm 1 gets right: a tolerance ``alpha`` on value (halved as in the
     paper), ``S1`` from GP confidence bounds, the cheapest acceptable set by optimistic cost
-    bounds (``S3``), the largest UCB among ties. Five components change, each a switch whose
+    bounds (``S3``), the largest UCB among ties. Six components change, each a switch whose
     other value gives back ETC's behaviour for that component (:data:`ETC_SWITCHES`):
 
     1. ``allocation="spend"``: exploration plays the set furthest behind a target share of plays
@@ -63,6 +64,11 @@ class FETCAgent(ETCAgent):
        sample path's expectation (Thompson sampling) instead of ``E[u]``: sharper on the
        committed set, where the UCB keeps spending on the width. ``"ucb"``: Algorithm 1.
 
+    6. ``refit_growth=0.2``: the GP's hyperparameters are refitted when the data has grown by
+       20% since the last fit (at least every ``refit_every`` points), not every
+       ``refit_every`` points: spending on cheap sets makes several times more evaluations,
+       and the fixed count would make their refits dominate the run time. ``0``: ETC's count.
+
     The decision log has ETC's keys; in exploration also ``relevant`` and ``skipped`` (when
     relevance is on); in exploitation ``query``, and with current bounds ``ucb_checked`` (the
     sets whose ``max E[u]`` was needed, see :meth:`_exploit_current`) in place of ``s1`` and
@@ -81,6 +87,7 @@ class FETCAgent(ETCAgent):
         relevance_points: the quasi-random inputs (drawn from the variables' distributions)
             relevance is averaged over.
         exploit_query: ``"ts"`` or ``"ucb"``.
+        refit_growth: the relative growth of the data between hyperparameter refits.
         **etc: ETC's parameters (``explore_fraction``, ``alpha0``, ``halve_every``) and the
             model options of :class:`~agents.model_based.ModelBasedAgent`.
     """
@@ -99,6 +106,7 @@ class FETCAgent(ETCAgent):
         relevance_min_data: int | None = None,
         relevance_points: int = 32,
         exploit_query: Literal["ts", "ucb"] = "ts",
+        refit_growth: float = 0.2,
         **etc: Any,
     ) -> None:
         super().__init__(**etc)
@@ -116,6 +124,8 @@ class FETCAgent(ETCAgent):
             raise ValueError(f"relevance_threshold must be in [0, 1], got {relevance_threshold!r}")
         if relevance_points < 1:
             raise ValueError(f"relevance_points must be >= 1, got {relevance_points!r}")
+        if not (math.isfinite(refit_growth) and refit_growth >= 0):
+            raise ValueError(f"refit_growth must be >= 0, got {refit_growth!r}")
         self.allocation = allocation
         self.spend_exponent = spend_exponent
         self.cost_bound = cost_bound
@@ -126,6 +136,7 @@ class FETCAgent(ETCAgent):
         self.relevance_min_data = relevance_min_data
         self.relevance_points = relevance_points
         self.exploit_query = exploit_query
+        self.refit_growth = refit_growth
 
     def start(self) -> None:
         super().start()
@@ -143,6 +154,14 @@ class FETCAgent(ETCAgent):
         super().observe(action, observation, reward, terminated, truncated, info)
         if info.get("evaluated", False):
             self.cost_draws[int(observation["control_set"])].append(float(observation["cost"][0]))
+
+    def _refit(self) -> None:
+        """Refit hyperparameters once the data grew by ``refit_growth`` (at least every
+        ``refit_every`` points); ``refit_growth = 0`` is ETC's fixed count."""
+        if self.refit_growth > 0:
+            grown = math.ceil(self.refit_growth * self.y.size)
+            self.surrogate.refit_every = max(self.refit_every, grown)
+        super()._refit()
 
     # ----------------------------------------------------------------------------- exploration
     def act(self, observation: Observation) -> Action:
@@ -279,5 +298,6 @@ class FETCAgent(ETCAgent):
             "relevance_min_data": self.relevance_min_data,
             "relevance_points": self.relevance_points,
             "exploit_query": self.exploit_query,
+            "refit_growth": self.refit_growth,
             **super().params(),
         }

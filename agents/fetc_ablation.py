@@ -1,9 +1,11 @@
-"""FETC's ablation: each of its five components alone on top of ETC, as agents of their own.
+"""FETC's ablation: each of its six components alone on top of ETC, as agents of their own.
 
 Each factory builds a :class:`~agents.fetc.FETCAgent` with every switch at ETC's value
-(:data:`agents.fetc.ETC_SWITCHES`) except one, so that a sweep can put ``etc``, the five
+(:data:`agents.fetc.ETC_SWITCHES`) except one, so that a sweep can put ``etc``, the six
 ``etc-<component>`` agents and ``fetc`` side by side and the table shows what each change buys
-alone. Keyword parameters pass through (a sweep's ``agent_params``).
+alone. Keyword parameters pass through (a sweep's ``agent_params``). The sixth switch,
+``refit_growth``, is not a decision rule but when the hyperparameters are refitted (run time);
+``etc-refit`` shows what it costs in regret.
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ COMPONENTS: dict[str, dict[str, Any]] = {
     "etc-current": {"value_bounds": "current"},
     "etc-relevance": {"relevance": True},
     "etc-ts": {"exploit_query": "ts"},
+    "etc-refit": {"refit_growth": 0.2},
 }
 
 
@@ -54,3 +57,8 @@ def etc_relevance(**params: Any) -> FETCAgent:
 def etc_ts(**params: Any) -> FETCAgent:
     """ETC with Thompson-sampling queries in exploitation."""
     return ablation_agent("etc-ts", **params)
+
+
+def etc_refit(**params: Any) -> FETCAgent:
+    """ETC with hyperparameter refits on a 20% growth schedule."""
+    return ablation_agent("etc-refit", **params)

@@ -24,6 +24,7 @@ AGENTS: dict[str, str] = {
     "etc-current": "agents.fetc_ablation:etc_current",
     "etc-relevance": "agents.fetc_ablation:etc_relevance",
     "etc-ts": "agents.fetc_ablation:etc_ts",
+    "etc-refit": "agents.fetc_ablation:etc_refit",
     "sadcbo": "agents.sadcbo:SADCBOAgent",
     "ei-cost": "agents.cost_ei:CostCooledEIAgent",
 }

@@ -305,7 +305,7 @@ def test_fetc_with_every_component_off_is_etc() -> None:
 
 
 @pytest.mark.parametrize(
-    "name", ["etc-spend", "etc-bernstein", "etc-current", "etc-relevance", "etc-ts"]
+    "name", ["etc-spend", "etc-bernstein", "etc-current", "etc-relevance", "etc-ts", "etc-refit"]
 )
 def test_each_ablation_agent_changes_one_switch_of_etc(name: str) -> None:
     from agents.fetc import ETC_SWITCHES
