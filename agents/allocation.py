@@ -1,4 +1,5 @@
-"""FETC's exploration allocation: which set to play next so that spend, not count, is balanced.
+"""FETC's set choices: exploration that balances spend, not count, and the cheapest acceptable
+sets found lazily in exploitation.
 
 Algorithm 1 explores round-robin, so every set gets the same number of plays and the most
 expensive set takes most of the budget (with the paper's cheap costs, 1.0 of every 1.33-unit
@@ -11,7 +12,7 @@ greedy: play the set furthest behind its target, the smallest ``n_i * c_i^p``.
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 import numpy as np
 
@@ -60,3 +61,35 @@ def exploration_fits(
     if not 0.0 <= explore_fraction <= 1.0:
         raise ValueError(f"explore_fraction must be in [0, 1], got {explore_fraction!r}")
     return spent + next_cost <= explore_fraction * budget
+
+
+def cheapest_acceptable(
+    cost_lcbs: np.ndarray, threshold: float, ucb_of: Callable[[list[int]], dict[int, float]]
+) -> tuple[list[int], dict[int, float]]:
+    """``S3`` of Algorithm 1 from current bounds, asking for as few ``max E[u]`` as it can.
+
+    ``S1 = {i : ucb_i > threshold}`` and ``S3`` is the sets of ``S1`` with the smallest cost LCB
+    (all ties). The sets are taken by cost LCB, lowest level first; ``ucb_of`` is asked for a
+    level's values, and the first level with a member above the threshold gives ``S3`` (those
+    members). That is the same ``S3`` as from the whole ``S1``, without the more expensive
+    sets' maxima. If no set is above, ``S3`` is the sets of largest UCB (as
+    :func:`agents.decisions.select_s1`'s fallback).
+
+    Args:
+        cost_lcbs: ``(m,)`` cost lower bounds.
+        threshold: ``(1 - alpha) max E[l]``.
+        ucb_of: sets -> ``{set: max E[u]}``.
+
+    Returns:
+        ``S3`` (sorted) and every UCB value asked for.
+    """
+    cost_lcbs = np.asarray(cost_lcbs, np.float64)
+    values: dict[int, float] = {}
+    for level in sorted(set(cost_lcbs.tolist())):
+        group = [int(i) for i in np.flatnonzero(cost_lcbs == level)]
+        values.update(ucb_of(group))
+        above = [i for i in group if values[i] > threshold]
+        if above:
+            return above, values
+    top = max(values.values())
+    return sorted(i for i, v in values.items() if v == top), values

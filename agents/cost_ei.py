@@ -81,23 +81,9 @@ class CostCooledEIAgent(ModelBasedAgent):
 
     def start(self) -> None:
         super().start()
-        self.cost_draws: list[list[float]] = [[] for _ in range(self.task.n_sets)]
         self.posterior = ExpectedPosterior(self.task, self.acquisition.samples)
         self._maximal = maximal_sets(self.task.control_sets)
         self._sobol_seed = int(self.rng.integers(2**31 - 1))
-
-    def observe(
-        self,
-        action: Action,
-        observation: Observation,
-        reward: float,
-        terminated: bool,
-        truncated: bool,
-        info: dict[str, Any],
-    ) -> None:
-        super().observe(action, observation, reward, terminated, truncated, info)
-        if info.get("evaluated", False):
-            self.cost_draws[int(observation["control_set"])].append(float(observation["cost"][0]))
 
     def act(self, observation: Observation) -> Action:
         m = self.task.n_sets

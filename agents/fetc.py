@@ -8,7 +8,7 @@ from typing import Any, Literal
 
 import numpy as np
 
-from agents.allocation import exploration_fits, spend_balanced_set
+from agents.allocation import cheapest_acceptable, exploration_fits, spend_balanced_set
 from agents.base import Action, Observation
 from agents.cost_estimates import bernstein_cost_lcb, optimistic_mean_costs
 from agents.decisions import (
@@ -138,23 +138,6 @@ class FETCAgent(ETCAgent):
         self.exploit_query = exploit_query
         self.refit_growth = refit_growth
 
-    def start(self) -> None:
-        super().start()
-        self.cost_draws: list[list[float]] = [[] for _ in range(self.task.n_sets)]
-
-    def observe(
-        self,
-        action: Action,
-        observation: Observation,
-        reward: float,
-        terminated: bool,
-        truncated: bool,
-        info: dict[str, Any],
-    ) -> None:
-        super().observe(action, observation, reward, terminated, truncated, info)
-        if info.get("evaluated", False):
-            self.cost_draws[int(observation["control_set"])].append(float(observation["cost"][0]))
-
     def _refit(self) -> None:
         """Refit hyperparameters once the data grew by ``refit_growth`` (at least every
         ``refit_every`` points); ``refit_growth = 0`` is ETC's fixed count."""
@@ -246,40 +229,29 @@ class FETCAgent(ETCAgent):
         return action
 
     def _exploit_current(self) -> Action:
-        """Algorithm 1's exploitation round with ``S1`` from this round's bounds alone.
-
-        ``S3`` (the sets of ``S1`` with the smallest cost LCB) is found without every set's
-        ``max E[u]``: the sets are taken by cost LCB, lowest level first, and the first level
-        with a member above ``(1 - alpha) max E[l]`` is ``S3`` (its members that are above).
-        This is the same ``S3`` as from the whole ``S1``. If no set is above (a degenerate
-        case, as in :func:`agents.decisions.select_s1`), ``S3`` is the sets of largest UCB.
-        """
-        m = self.task.n_sets
+        """Algorithm 1's exploitation round with ``S1`` from this round's bounds alone, ``S3``
+        found lazily by cost level (:func:`agents.allocation.cheapest_acceptable`)."""
         alpha = halving_alpha(self.n_exploit, self.alpha0, self.halve_every or self.task.dim)
         lcb_now = self._lcb_now()
-        threshold = (1.0 - alpha) * lcb_now
         horizon = horizon_estimate(self.task.budget, self.cost_sums, self.plays)
         lcbs = self.cost_lower_bounds(horizon)
         maxima: dict[int, tuple[float, np.ndarray]] = {}
-        s3: list[int] = []
-        for level in sorted(set(lcbs.tolist())):
-            group = [i for i in range(m) if lcbs[i] == level]
-            maxima.update(self.set_maxima(group, "ucb"))
-            s3 = [i for i in group if maxima[i][0] > threshold]
-            if s3:
-                break
-        values = np.array([maxima[i][0] if i in maxima else -math.inf for i in range(m)])
-        if not s3:
-            s3 = [int(i) for i in np.flatnonzero(values == values.max())]
-        i = best_set(s3, values)
+
+        def ucb_of(sets: list[int]) -> dict[int, float]:
+            maxima.update(self.set_maxima(sets, "ucb"))
+            return {i: maxima[i][0] for i in sets}
+
+        s3, values = cheapest_acceptable(lcbs, (1.0 - alpha) * lcb_now, ucb_of)
+        dense = np.array([values.get(i, -math.inf) for i in range(self.task.n_sets)])
+        i = best_set(s3, dense)
         self.n_exploit += 1
         self.log(
             phase="exploit",
             set=i,
-            value=float(values[i]),
+            value=values[i],
             alpha=alpha,
             lcb_bar=lcb_now,
-            ucb_checked={str(k): v for k, (v, _) in sorted(maxima.items())},
+            ucb_checked={str(k): v for k, v in sorted(values.items())},
             horizon=horizon,
             cost_lcb=lcbs.tolist(),
             s3=s3,

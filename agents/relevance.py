@@ -113,5 +113,7 @@ def cheapest_covering_set(
     costs = np.asarray(costs, np.float64)
     rel = [int(v) for v in relevant]
     covered = np.array([r2[[v for v in rel if v in set(s)]].sum() for s in control_sets])
-    best = np.flatnonzero(covered >= covered.max() - 1e-12 * max(covered.max(), 1.0))
-    return int(min(best, key=lambda i: (costs[i], len(control_sets[i]), i)))
+    best = [
+        int(i) for i in np.flatnonzero(covered >= covered.max() - 1e-12 * max(covered.max(), 1.0))
+    ]
+    return min(best, key=lambda i: (float(costs[i]), len(control_sets[i]), i))

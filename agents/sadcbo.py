@@ -85,21 +85,7 @@ class SADCBOAgent(ModelBasedAgent):
 
     def start(self) -> None:
         super().start()
-        self.cost_draws: list[list[float]] = [[] for _ in range(self.task.n_sets)]
         self.rounds = 0
-
-    def observe(
-        self,
-        action: Action,
-        observation: Observation,
-        reward: float,
-        terminated: bool,
-        truncated: bool,
-        info: dict[str, Any],
-    ) -> None:
-        super().observe(action, observation, reward, terminated, truncated, info)
-        if info.get("evaluated", False):
-            self.cost_draws[int(observation["control_set"])].append(float(observation["cost"][0]))
 
     def act(self, observation: Observation) -> Action:
         costs = optimistic_mean_costs(self.cost_draws)

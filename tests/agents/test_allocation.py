@@ -56,3 +56,25 @@ def test_unplayed_sets_first_and_only_eligible_sets() -> None:
 def test_exploration_fits_the_share_of_the_budget() -> None:
     assert exploration_fits(59.0, 1.0, 100.0, 0.6)
     assert not exploration_fits(59.5, 1.0, 100.0, 0.6)
+
+
+def test_cheapest_acceptable_asks_only_the_cheap_levels() -> None:
+    from agents.allocation import cheapest_acceptable
+
+    ucb = {0: 1.0, 1: 3.0, 2: 2.9, 3: 3.3}
+    asked: list[list[int]] = []
+
+    def ucb_of(sets: list[int]) -> dict[int, float]:
+        asked.append(sets)
+        return {i: ucb[i] for i in sets}
+
+    lcbs = np.array([0.0, 0.05, 0.05, 0.5])
+    s3, values = cheapest_acceptable(lcbs, 2.7, ucb_of)
+    assert s3 == [1, 2]  # set 0 is cheaper but below the threshold
+    assert asked == [[0], [1, 2]] and 3 not in values  # the costliest set was never maximized
+    # the same S3 as from the whole S1
+    s1 = [i for i in ucb if ucb[i] > 2.7]
+    low = min(lcbs[i] for i in s1)
+    assert s3 == [i for i in s1 if lcbs[i] == low]
+    # nothing above the threshold: the sets of largest UCB
+    assert cheapest_acceptable(lcbs, 5.0, ucb_of)[0] == [3]
