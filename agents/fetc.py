@@ -16,7 +16,6 @@ from agents.decisions import (
     continue_exploration,
     halving_alpha,
     horizon_estimate,
-    intersect_bounds,
 )
 from agents.etc import ETCAgent
 from agents.relevance import collapse_relevance, redundant_sets, relevant_variables
@@ -193,23 +192,7 @@ class FETCAgent(ETCAgent):
 
     def _explore_frugal(self) -> Action:
         i, note = self._next_explore_set(optimistic_mean_costs(self.cost_draws))
-        value, x = self.set_maxima([i], "ucb")[i]
-        if self.value_bounds == "intersected":
-            ucb_now = np.full(self.task.n_sets, np.nan)
-            ucb_now[i] = value
-            self.lcb_bar, self.ucb_bar = intersect_bounds(
-                self.lcb_bar, self.ucb_bar, self._lcb_now(), ucb_now
-            )
-        self.n_explore += 1
-        self.log(
-            phase="explore",
-            set=i,
-            value=value,
-            lcb_bar=self.lcb_bar,
-            ucb_bar=self.ucb_bar.tolist(),
-            **note,
-        )
-        return {"control_set": i, "x": x}
+        return self._explore(i, intersect=self.value_bounds == "intersected", **note)
 
     # ---------------------------------------------------------------------------- exploitation
     def cost_lower_bounds(self, horizon: float) -> np.ndarray:
