@@ -340,6 +340,16 @@ def test_cost_weighting_divides_ei_by_cooled_cost() -> None:
     assert CostCooledEIAgent.cost_weighted(ei, costs, 0.0).tolist() == pytest.approx(ei.tolist())
 
 
+def test_ei_cost_plays_every_set_once_before_dividing_by_cost() -> None:
+    problem = custom_problem()
+    agent = make_agent("ei-cost", **FAST)
+    actions = play(BOCVSEnv(problem, privileged_info=False), agent, seed=0)
+    assert sorted(i for i, _ in actions[:3]) == [0, 1, 2]
+    log = agent.diagnostics()
+    assert all(0.0 <= e["alpha"] <= 1.0 for e in log)
+    assert log[-1]["alpha"] < log[0]["alpha"]  # cooled as the budget is spent
+
+
 def test_sadcbo_observes_then_intervenes_on_a_covering_set() -> None:
     problem = custom_problem()
     agent = make_agent("sadcbo", **FAST, warmup=2)
