@@ -137,6 +137,11 @@ class FETCAgent(ETCAgent):
         self.exploit_query = exploit_query
         self.refit_growth = refit_growth
 
+    def start(self) -> None:
+        self._relevance_version: int | None = None  # before the first fit (in super().start())
+        self._relevance_cache = np.zeros(0)
+        super().start()
+
     def _refit(self) -> None:
         """Refit hyperparameters once the data grew by ``refit_growth`` (at least every
         ``refit_every`` points); ``refit_growth = 0`` is ETC's fixed count."""
@@ -183,7 +188,7 @@ class FETCAgent(ETCAgent):
     def _relevance(self) -> np.ndarray:
         """Feature-collapsing relevance averaged over the first ``relevance_points`` of the
         acquisition's quasi-random inputs (a global measure; cached per fit)."""
-        if getattr(self, "_relevance_version", None) != self.surrogate.version:
+        if self._relevance_version != self.surrogate.version:
             samples = self.acquisition.samples.numpy()
             points = samples[: self.relevance_points]
             self._relevance_cache = collapse_relevance(self.surrogate, points, samples)
