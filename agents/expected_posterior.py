@@ -22,7 +22,8 @@ from __future__ import annotations
 import torch
 from torch import Tensor
 
-from agents.surrogate import GPSurrogate, rbf
+from agents.surrogate import GPSurrogate
+from bocvs_env.gp import rbf
 from bocvs_env.task import Task
 
 #: The smallest variance kept (relative to the prior's), as the surrogate clamps its own.
