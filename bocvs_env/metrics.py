@@ -125,8 +125,24 @@ def spend_share(record: EpisodeRecord) -> np.ndarray:
     return share / spent if spent > 0 else share
 
 
+#: What each figure of :func:`summarize` is, in words (for printed reports).
+SUMMARY_FIELDS: dict[str, str] = {
+    "evaluations": "plays paid and evaluated (the free initial design not counted)",
+    "spent": "total cost paid",
+    "g_star": "g*, the best expected value any control set can reach (the oracle)",
+    "i_star": "the target set: the cheapest set within alpha of g*",
+    "simple_regret": "g* minus the best expected value among the queries (lower is better)",
+    "quality_regret": "cumulative sum of (1 - alpha) g* - g of each query (lower is better)",
+    "cost_regret": "cumulative mean cost paid above the target set's (lower is better)",
+    "cost_varying_regret": "UCB-CVS's cumulative cost-weighted regret (lower is better)",
+    "target_plays": "plays of the target set",
+    "spend_share": "share of the spend per control set",
+}
+
+
 def summarize(record: EpisodeRecord, alpha: float = 0.1) -> dict[str, float | int | list[float]]:
-    """Final figures of an episode: regrets, evaluations, spend and spend share per set."""
+    """Final figures of an episode: regrets, evaluations, spend and spend share per set (their
+    meanings: :data:`SUMMARY_FIELDS`)."""
     T = record.n_evaluations
     tgt = target(record.set_max, record.cost_means, alpha)
     spent = float(record.cost.sum())
@@ -143,3 +159,18 @@ def summarize(record: EpisodeRecord, alpha: float = 0.1) -> dict[str, float | in
         "target_plays": int(np.sum(record.control_set == tgt.i_star)),
         "spend_share": spend_share(record).tolist(),
     }
+
+
+def format_summary(summary: dict[str, float | int | list[float]]) -> str:
+    """:func:`summarize`'s figures as aligned lines, ``name: value  (meaning)``, floats to 4
+    significant digits."""
+
+    def fmt(value: float | int | list[float]) -> str:
+        if isinstance(value, list):
+            return "[" + ", ".join(f"{v:.3g}" for v in value) + "]"
+        return f"{value:.4g}" if isinstance(value, float) else str(value)
+
+    return "\n".join(
+        f"{key:>20}: {fmt(value):<12} ({SUMMARY_FIELDS.get(key, '')})"
+        for key, value in summary.items()
+    )

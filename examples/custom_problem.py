@@ -5,20 +5,21 @@ cheap 0.1 or both for 1.0 (random costs with the paper's noise rule); the uncont
 is drawn from a truncated normal with variance 0.04. Negated Branin is at least -308.13 on its
 domain, which is the lower bound that shifts it to ``f >= 0``.
 
-Run: ``python examples/custom_problem.py --agent etc --budget 5``
+Run (seconds): ``python examples/custom_problem.py``, or ``--agent random --budget 10``.
 """
 
 from __future__ import annotations
 
-import argparse
+import sys
 from dataclasses import dataclass
 
+from _common import parse_args, single_threaded_torch
 from botorch.test_functions import Branin
 
 from agents import make_agent
 from bocvs_env import BOCVSEnv, CallableObjective, GaussianCost, Problem, TruncatedNormal
 from bocvs_env.evaluation import run_episode
-from bocvs_env.metrics import summarize
+from bocvs_env.metrics import format_summary, summarize
 
 
 @dataclass
@@ -43,15 +44,16 @@ def branin_problem(budget: float) -> Problem:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__)
-    for name, default in vars(Args()).items():
-        parser.add_argument(f"--{name.replace('_', '-')}", type=type(default), default=default)
-    args = Args(**vars(parser.parse_args()))
+    args = parse_args(Args, __doc__)
+    single_threaded_torch()  # small tensors: see examples/_common.py
+    print(f"playing {args.agent} on negated Branin ...", file=sys.stderr, flush=True)
     env = BOCVSEnv(branin_problem(args.budget))
     record = run_episode(env, make_agent(args.agent), seed=args.seed)
-    print(f"oracle per set: {record.set_max.round(4).tolist()}")
-    for key, value in summarize(record).items():
-        print(f"{key:>20}: {value}")
+    print(
+        f"{args.agent} on negated Branin, budget {args.budget}, seed {args.seed}; the best "
+        f"expected value each control set can reach (oracle): {record.set_max.round(4).tolist()}"
+    )
+    print(format_summary(summarize(record)))
 
 
 if __name__ == "__main__":

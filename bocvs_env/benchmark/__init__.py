@@ -6,14 +6,30 @@ Modules: :mod:`~bocvs_env.benchmark.config` (sweeps, presets, config files),
 execute), :mod:`~bocvs_env.benchmark.sweep` (the driver), :mod:`~bocvs_env.benchmark.store`
 (the result store), :mod:`~bocvs_env.benchmark.export` (DataFrames, CSV, Parquet),
 :mod:`~bocvs_env.benchmark.plots`, :mod:`~bocvs_env.benchmark.tables`,
-:mod:`~bocvs_env.benchmark.cli`.
+:mod:`~bocvs_env.benchmark.cli`. The names below load on first use (:mod:`bocvs_env.lazy`).
 """
 
-from bocvs_env.benchmark.config import PRESETS, RunConfig, SweepConfig, preset
-from bocvs_env.benchmark.executors import LocalExecutor, RayExecutor, make_executor
-from bocvs_env.benchmark.runner import RunResult, run_config
-from bocvs_env.benchmark.store import ResultStore, StoredRun, StoreError
-from bocvs_env.benchmark.sweep import SweepReport, run_sweep
+from typing import TYPE_CHECKING
+
+from bocvs_env.lazy import lazy_exports
+
+if TYPE_CHECKING:
+    from bocvs_env.benchmark.config import PRESETS, RunConfig, SweepConfig, preset
+    from bocvs_env.benchmark.executors import LocalExecutor, RayExecutor, make_executor
+    from bocvs_env.benchmark.runner import RunResult, run_config
+    from bocvs_env.benchmark.store import ResultStore, StoredRun, StoreError
+    from bocvs_env.benchmark.sweep import SweepReport, run_sweep
+
+_MODULES = {
+    "config": ("PRESETS", "RunConfig", "SweepConfig", "preset"),
+    "executors": ("LocalExecutor", "RayExecutor", "make_executor"),
+    "runner": ("RunResult", "run_config"),
+    "store": ("ResultStore", "StoredRun", "StoreError"),
+    "sweep": ("SweepReport", "run_sweep"),
+}
+__getattr__, __dir__ = lazy_exports(
+    globals(), {n: f"{__name__}.{m}" for m, names in _MODULES.items() for n in names}
+)
 
 __all__ = [
     "PRESETS",

@@ -33,17 +33,27 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from tqdm import tqdm
-
 from bocvs_env.benchmark.config import PRESETS, SweepConfig, preset
-from bocvs_env.benchmark.executors import Outcome, make_executor
-from bocvs_env.benchmark.store import ResultStore, StoredRun, StoreError
-from bocvs_env.benchmark.sweep import SweepReport, check_agents, pending_runs, run_sweep
+
+# The store, the executors and the runs import torch (about 2 s): each command imports them
+# when it runs, so that ``bocvs --help`` and argument errors answer at once.
+if TYPE_CHECKING:
+    from bocvs_env.benchmark.store import ResultStore, StoredRun
 
 if TYPE_CHECKING:
     from bocvs_env.benchmark.published import PublishedRuns
 
 DEFAULT_STORE = Path("results") / "bocvs.db"
+
+EPILOG = """\
+exit status: 0 done; 1 some runs failed (the others are recorded; run again to retry);
+2 bad usage or input (unknown option, preset, problem or agent, a missing or corrupt store);
+130 interrupted (finished runs are kept; run again to resume).
+
+output: results (tables, plot paths) go to stdout; progress and errors to stderr. Progress is
+drawn as bars on a terminal and as plain lines otherwise (logs, pipes, CI); -q hides it.
+Tables and plots give the mean over seeds ± one standard error (std / sqrt(seeds)).
+"""
 
 
 def _seeds(text: str) -> int | list[int]:
@@ -138,6 +148,11 @@ def _plot_dir(args: argparse.Namespace, sweep: SweepConfig | None) -> Path:
 
 
 def _cmd_run(args: argparse.Namespace) -> int:
+    from bocvs_env.benchmark.executors import make_executor
+    from bocvs_env.benchmark.progress import SweepProgress, progress_mode
+    from bocvs_env.benchmark.store import ResultStore
+    from bocvs_env.benchmark.sweep import check_agents, run_sweep
+
     if args.sweep is not None:  # resume a recorded sweep: its store must exist
         with ResultStore(args.store, create=False) as store:
             sweep = _sweep(args, store)
@@ -147,46 +162,18 @@ def _cmd_run(args: argparse.Namespace) -> int:
         raise ValueError("bocvs run needs a sweep: --preset, --config or --problems ...")
     check_agents(sweep)
     labels = {c.key(): c.label() for c in sweep.runs()}
-    bars: dict[str, tqdm] = {}
+    shown = SweepProgress(sweep.name, labels, progress_mode(args.quiet))
     with ResultStore(args.store) as store:
         executor = make_executor(args.executor, args.workers, args.ray_address)
-        main_bar: list[tqdm] = []
-
-        def on_start(report: SweepReport) -> None:
-            print(
-                f"sweep {sweep.name!r}: {report.total} runs, {report.skipped} already in "
-                f"{args.store}, {report.total - report.skipped} to run",
-                file=sys.stderr,
-            )
-            main_bar.append(
-                tqdm(total=report.total, initial=report.skipped, desc=sweep.name, unit="run")
-            )
-
-        def progress(key: str, spent: float, budget: float) -> None:
-            if key not in bars:
-                bars[key] = tqdm(
-                    total=budget, desc=labels.get(key, key[:8]), leave=False, delay=2.0,
-                    bar_format="{desc}: {percentage:3.0f}% of budget|{bar}| {elapsed}",
-                )  # fmt: skip
-            bars[key].update(spent - bars[key].n)
-
-        def on_outcome(outcome: Outcome) -> None:
-            bar = bars.pop(outcome.config.key(), None)
-            if bar is not None:
-                bar.close()
-            main_bar[0].update(1)
-            if outcome.error is not None:
-                main_bar[0].write(f"FAILED {outcome.config.label()}")
-
         t0 = time.perf_counter()
         with executor:
-            report = run_sweep(sweep, store, executor, on_outcome, progress, on_start)
-        if main_bar:
-            main_bar[0].close()
-        print(
+            report = run_sweep(
+                sweep, store, executor, shown.on_outcome, shown.progress, shown.on_start
+            )
+        shown.close()
+        shown.say(
             f"recorded {report.recorded} runs in {time.perf_counter() - t0:.1f} s "
-            f"({report.skipped} skipped, {len(report.failed)} failed)",
-            file=sys.stderr,
+            f"({report.skipped} skipped, {len(report.failed)} failed) in {args.store}"
         )
         runs = store.runs([c.key() for c in sweep.runs()])
     if runs:
@@ -207,6 +194,9 @@ def _cmd_run(args: argparse.Namespace) -> int:
 
 
 def _cmd_status(args: argparse.Namespace) -> int:
+    from bocvs_env.benchmark.store import ResultStore
+    from bocvs_env.benchmark.sweep import pending_runs
+
     with ResultStore(args.store, create=False) as store:
         sweep = _sweep(args, store)
         sweeps = [sweep] if sweep is not None else list(store.sweeps().values())
@@ -281,16 +271,27 @@ def _cmd_publish(args: argparse.Namespace) -> int:
 def build_parser() -> argparse.ArgumentParser:
     """The ``bocvs`` argument parser."""
     parser = argparse.ArgumentParser(
-        prog="bocvs", description="Benchmark sweeps of BOCVS agents, their store and reports."
+        prog="bocvs",
+        description="Benchmark sweeps of BOCVS agents, their store and reports.",
+        epilog=EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     sub = parser.add_subparsers(dest="command", required=True)
-    run = sub.add_parser("run", help="run a sweep (resumes: skips runs already in the store)")
+    run = sub.add_parser(
+        "run",
+        help="run a sweep (resumes: skips runs already in the store)",
+        epilog=EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     _add_sweep_options(run)
     run.add_argument("--executor", choices=("local", "ray"), default="local")
     run.add_argument("--workers", type=int, help="local processes, or CPUs of a local Ray")
     run.add_argument("--ray-address", help="connect to this Ray cluster (else start one)")
     run.add_argument("--out", type=Path, help="plot folder (default: beside the store)")
     run.add_argument("--no-plot", action="store_true", help="skip the plots")
+    run.add_argument(
+        "-q", "--quiet", action="store_true", help="no progress on stderr (failures still are)"
+    )
     run.set_defaults(func=_cmd_run)
     status = sub.add_parser("status", help="runs done per sweep")
     _add_sweep_options(status)
@@ -331,6 +332,8 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``bocvs`` console script; returns the exit status."""
     args: Any = build_parser().parse_args(argv)
+    from bocvs_env.benchmark.store import StoreError
+
     try:
         return int(args.func(args))
     except (ValueError, TypeError, FileNotFoundError, ImportError, StoreError) as err:

@@ -30,6 +30,10 @@ from bocvs_env.evaluation import EpisodeRecord
 GRID_POINTS = 201
 #: Simple regrets below this are drawn at it (a log axis cannot show 0).
 REGRET_FLOOR = 1e-6
+#: What the lines and bands are, written under every figure.
+CAPTION = (
+    "lines: mean over seeds (n per agent in the legend); bands: ± one standard error of the mean"
+)
 #: The files :func:`save_figures` writes.
 FIGURE_FILES = ("simple_regret.png", "evaluations.png", "quality_regret.png", "cost_regret.png")
 
@@ -80,7 +84,8 @@ def _figure(
         ax.set_xlabel(xlabel)
         ax.set_ylabel(ylabel)
         ax.grid(True, which="major", alpha=0.3)
-    axes[0].legend(fontsize=8)
+    axes[0].legend(fontsize=8, title="agent (seeds): mean ± s.e.", title_fontsize=8)
+    fig.supxlabel(CAPTION, fontsize=8)
     return fig
 
 

@@ -13,6 +13,12 @@ from bocvs_env import metrics
 from bocvs_env.benchmark.panels import group_panels, mean_and_se
 from bocvs_env.benchmark.store import StoredRun
 
+#: What the tables' figures are, printed under them.
+FOOTNOTE = (
+    "± is one standard error of the mean over seeds (sample std / sqrt(seeds)); "
+    "set i spend % is the mean share of the budget spent on control set i."
+)
+
 
 def _pm(values: list[float], fmt: str) -> str:
     mean, se = mean_and_se(np.asarray(values)[:, None])
@@ -31,7 +37,7 @@ def summary_markdown(runs: Sequence[StoredRun], alpha: float = 0.1) -> str:
     parts = []
     for panel, agents in panels.items():
         m = next(iter(agents.values()))[0].set_max.size
-        head = ["agent", "seeds", "final simple regret", "evaluations"]
+        head = ["agent", "seeds", "final simple regret (mean ± SE)", "evaluations (mean ± SE)"]
         head += [f"set {i} spend %" for i in range(m)]
         lines = [f"### {panel.title()}", "", "| " + " | ".join(head) + " |"]
         lines.append("| " + " | ".join(["---"] * len(head)) + " |")
@@ -47,4 +53,4 @@ def summary_markdown(runs: Sequence[StoredRun], alpha: float = 0.1) -> str:
             ]
             lines.append("| " + " | ".join(row) + " |")
         parts.append("\n".join(lines))
-    return "\n\n".join(parts) + "\n"
+    return "\n\n".join(parts) + "\n\n" + FOOTNOTE + "\n"

@@ -5,12 +5,13 @@ from __future__ import annotations
 import importlib
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from bocvs_env.problems.costs import CostModel, cost_model_from_name
-from bocvs_env.problems.distributions import TruncatedNormal
-from bocvs_env.problems.objective import Objective
-from bocvs_env.problems.problem import Problem
+
+if TYPE_CHECKING:  # imported where used: the CLI reads PROBLEMS without loading torch
+    from bocvs_env.problems.objective import Objective
+    from bocvs_env.problems.problem import Problem
 
 SETS_12D: tuple[tuple[int, ...], ...] = (
     (0, 1, 2),
@@ -115,6 +116,9 @@ def make_problem(
         cost_model: a custom :class:`CostModel` with one mean per control set.
         **objective_options: ``data_dir`` (plant, airfoil), ``function_seed`` (gp_sample).
     """
+    from bocvs_env.problems.distributions import TruncatedNormal
+    from bocvs_env.problems.problem import Problem
+
     try:
         info = PROBLEMS[name]
     except KeyError:

@@ -20,7 +20,7 @@ from bocvs_env.benchmark.plots import (
     simple_regret_figure,
 )
 from bocvs_env.benchmark.store import StoredRun
-from bocvs_env.benchmark.tables import summary_markdown
+from bocvs_env.benchmark.tables import FOOTNOTE, summary_markdown
 
 
 @pytest.fixture
@@ -52,6 +52,8 @@ def test_simple_regret_figure(two_agents_two_panels: list[StoredRun]) -> None:
         "hartmann3 · moderate · var 0.02 · C=3",
     ]
     assert _legend(axes[0]) == ["random (n=2)", "zz-other (n=2)"]
+    assert "mean ± s.e." in axes[0].get_legend().get_title().get_text()
+    assert "standard error" in fig.get_supxlabel()
     for ax in axes:
         assert ax.get_xlabel() == "cost spent" and ax.get_ylabel() == "simple regret"
         assert ax.get_yscale() == "log"
@@ -97,7 +99,12 @@ def test_summary_table(two_agents_two_panels: list[StoredRun]) -> None:
     text = summary_markdown(two_agents_two_panels)
     assert text.count("### hartmann3") == 2
     header = next(line for line in text.splitlines() if line.startswith("| agent"))
-    assert header.split(" | ")[1:4] == ["seeds", "final simple regret", "evaluations"]
+    assert header.split(" | ")[1:4] == [
+        "seeds",
+        "final simple regret (mean ± SE)",
+        "evaluations (mean ± SE)",
+    ]
+    assert text.rstrip().endswith(FOOTNOTE) and "standard error" in FOOTNOTE
     assert header.count("spend %") == 7
     rows = [line for line in text.splitlines() if line.startswith("| random")]
     assert len(rows) == 2

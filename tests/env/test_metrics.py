@@ -57,6 +57,7 @@ def test_summary() -> None:
     assert s["simple_regret"] == pytest.approx(0.2) and s["i_star"] == 2
     assert s["target_plays"] == 2
     assert np.allclose(s["spend_share"], np.array([0.1, 0.5, 2.0]) / 2.6)
+    assert list(s) == list(metrics.SUMMARY_FIELDS)  # every printed figure has its meaning
 
 
 def test_simple_regret_area_by_hand() -> None:
@@ -79,3 +80,13 @@ def test_simple_regret_area_without_evaluations_is_g_star() -> None:
     assert metrics.simple_regret_area(empty) == 2.0
     assert metrics.final_simple_regret(empty) == 2.0
     assert metrics.spend_share(empty).tolist() == [0.0, 0.0, 0.0]
+
+
+def test_format_summary_names_each_figure() -> None:
+    lines = metrics.format_summary(metrics.summarize(_record(), alpha=0.1)).splitlines()
+    assert len(lines) == len(metrics.SUMMARY_FIELDS)
+    assert lines[4].split() == [
+        "simple_regret:",
+        "0.2",
+        *f"({metrics.SUMMARY_FIELDS['simple_regret']})".split(),
+    ]
