@@ -58,7 +58,8 @@ class BaseAgent(ABC):
     """Bookkeeping shared by the built-in agents.
 
     Keeps the task, a seeded ``numpy`` generator, the observed data (``X``: ``n x d`` full
-    queries, ``y``: ``n``, initial design included), per-set play counts and cost draws, and a
+    queries, ``y``: ``n``, initial design included), per-set play counts, cost sums and the
+    cost draws themselves (:attr:`cost_draws`, for agents that model a cost's spread), and a
     per-round decision log (:attr:`decisions`) that explains each choice.
     """
 
@@ -80,6 +81,7 @@ class BaseAgent(ABC):
         self.y = y0.copy()
         self.plays = np.zeros(task.n_sets, dtype=np.int64)
         self.cost_sums = np.zeros(task.n_sets)
+        self.cost_draws: list[list[float]] = [[] for _ in range(task.n_sets)]
         self.spent = 0.0
         self.decisions = []
         self.start()
@@ -108,6 +110,7 @@ class BaseAgent(ABC):
         cost = float(observation["cost"][0])
         self.plays[i] += 1
         self.cost_sums[i] += cost
+        self.cost_draws[i].append(cost)
         self.spent += cost
 
     def log(self, **entry: Any) -> None:

@@ -107,15 +107,18 @@ class ETCAgent(ModelBasedAgent):
     def _lcb_now(self) -> float:
         return max(v for v, _ in self.set_maxima(self._maximal, "lcb").values())
 
-    def _explore(self) -> Action:
+    def _explore(self, i: int | None = None, intersect: bool = True, **note: Any) -> Action:
+        """One exploration round on set ``i`` (default: the round-robin set) at its
+        ``argmax E[u]``; ``intersect`` updates the bars (lines 10-11), ``note`` adds to the log."""
         m = self.task.n_sets
-        i = round_robin_set(self.n_explore, m)
+        i = round_robin_set(self.n_explore, m) if i is None else i
         value, x = self.set_maxima([i], "ucb")[i]
-        ucb_now = np.full(m, np.nan)
-        ucb_now[i] = value
-        self.lcb_bar, self.ucb_bar = intersect_bounds(
-            self.lcb_bar, self.ucb_bar, self._lcb_now(), ucb_now
-        )
+        if intersect:
+            ucb_now = np.full(m, np.nan)
+            ucb_now[i] = value
+            self.lcb_bar, self.ucb_bar = intersect_bounds(
+                self.lcb_bar, self.ucb_bar, self._lcb_now(), ucb_now
+            )
         self.n_explore += 1
         self.log(
             phase="explore",
@@ -123,6 +126,7 @@ class ETCAgent(ModelBasedAgent):
             value=value,
             lcb_bar=self.lcb_bar,
             ucb_bar=self.ucb_bar.tolist(),
+            **note,
         )
         return {"control_set": i, "x": x}
 
@@ -143,7 +147,7 @@ class ETCAgent(ModelBasedAgent):
         choice = select_s1(self.lcb_bar, self.ucb_bar, lcb_now, ucb_now, alpha)
         self.lcb_bar, self.ucb_bar = choice.lcb_bar, choice.ucb_bar
         horizon = horizon_estimate(self.task.budget, self.cost_sums, self.plays)
-        lcbs = cost_lcb(self.cost_sums, self.plays, horizon)
+        lcbs = self.cost_lower_bounds(horizon)
         s3 = cheapest_feasible(choice.s1, lcbs)
         values = np.array([maxima[i][0] if i in maxima else -math.inf for i in range(m)])
         i = best_set(s3, values)
@@ -162,6 +166,10 @@ class ETCAgent(ModelBasedAgent):
             s3=s3,
         )
         return {"control_set": i, "x": maxima[i][1]}
+
+    def cost_lower_bounds(self, horizon: float) -> np.ndarray:
+        """``(m,)`` cost LCBs of Algorithm 1 line 24 (:func:`agents.decisions.cost_lcb`)."""
+        return cost_lcb(self.cost_sums, self.plays, horizon)
 
     def params(self) -> dict[str, Any]:
         return {

@@ -9,7 +9,7 @@ from typing import Any
 
 from agents.base import Agent
 
-#: Name -> ``"module:Class"``; classes are imported on first use.
+#: Name -> ``"module:Class"`` (or ``"module:factory"``); imported on first use.
 AGENTS: dict[str, str] = {
     "random": "agents.random:RandomAgent",
     "etc": "agents.etc:ETCAgent",
@@ -19,6 +19,15 @@ AGENTS: dict[str, str] = {
     "ucb-cvs-est": "agents.cvs:EstimatedCostUCBCVSAgent",
     "etc-50": "agents.cvs:ETC50Agent",
     "sb3": "agents.sb3:SB3Agent",
+    "fetc": "agents.fetc:FETCAgent",
+    "etc-spend": "agents.fetc_ablation:etc_spend",
+    "etc-bernstein": "agents.fetc_ablation:etc_bernstein",
+    "etc-current": "agents.fetc_ablation:etc_current",
+    "etc-relevance": "agents.fetc_ablation:etc_relevance",
+    "etc-ts": "agents.fetc_ablation:etc_ts",
+    "etc-refit": "agents.fetc_ablation:etc_refit",
+    "sadcbo": "agents.sadcbo:SADCBOAgent",
+    "ei-cost": "agents.cost_ei:CostCooledEIAgent",
 }
 
 #: Name -> the keyword parameters an agent cannot be built without (a trained SB3 model's path;

@@ -1,4 +1,4 @@
-"""The AAAI paper's experimental claims, checked on a sweep in a result store.
+"""The AAAI paper's experimental claims, checked on a sweep, by paired comparison over seeds.
 
 The paper (section "Experiments") claims that
 
@@ -12,18 +12,24 @@ The paper (section "Experiments") claims that
 For every panel (problem x cost set x variance x budget) this prints the mean simple regret of
 each agent at 25, 50, 60, 75 and 100% of the budget, the mean evaluations, and the share of the
 spend on the target set ``i*`` and on the costliest set (the last one, cost 1: the full set except
-on airfoil, whose sets all have two variables); then, over all panels, how often ``etc`` has the
-lowest mean regret and how often it beats each baseline.
+on airfoil, whose sets all have two variables). Then, per claim, a panel-by-baseline matrix of
+``etc``'s win / tie / loss by the paired bootstrap interval of ``bocvs compare``
+(:mod:`bocvs_env.benchmark.compare`): claim 1 on the final simple regret and on the area under
+simple regret against cost (divided by the budget), claim 2 on evaluations, claim 3 on the share
+of the spend on the costliest set; and last the paired differences with their intervals.
 
-    python benchmarks/paper_claims.py --store results/paper/bocvs.db [--sweep paper] [--seeds 0 1]
-        [--problems hartmann6_12d plant]
+It reads a result store or a folder written by ``bocvs publish`` (``docs/data``), and refuses
+runs of several code versions unless given ``--allow-mixed-versions``:
+
+    python benchmarks/paper_claims.py --data docs/data [--sweep paper] [--seeds 0 1]
+        [--problems hartmann6_12d plant] [--resamples 10000]
+    python benchmarks/paper_claims.py --store results/paper/bocvs.db
 """
 
 from __future__ import annotations
 
 import argparse
 import sys
-from collections import defaultdict
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -32,21 +38,36 @@ import numpy as np
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
+from bocvs_env.benchmark.compare import (  # noqa: E402
+    PairedComparison,
+    compare_runs,
+    comparison_markdown,
+    tally,
+    wtl,
+)
 from bocvs_env.benchmark.panels import Panel, group_panels  # noqa: E402
-from bocvs_env.benchmark.store import ResultStore, StoredRun  # noqa: E402
+from bocvs_env.benchmark.published import open_runs  # noqa: E402
+from bocvs_env.benchmark.store import StoredRun  # noqa: E402
+from bocvs_env.benchmark.versions import check_one_version  # noqa: E402
 from bocvs_env.evaluation import EpisodeRecord  # noqa: E402
 from bocvs_env.metrics import evaluations_at, simple_regret_at, target  # noqa: E402
+from bocvs_env.metrics import spend_share as set_shares  # noqa: E402
 
 #: Fractions of the budget at which the regrets are compared.
 CHECKPOINTS = (0.25, 0.5, 0.6, 0.75, 1.0)
 PROPOSED = "etc"
+#: The claims, each checked on one figure of :data:`bocvs_env.benchmark.compare.METRICS`.
+CLAIMS = (
+    ("final", "1. ETC's final simple regret is lower"),
+    ("area", "1. ETC's simple regret is lower for the cost spent (area under the curve / budget)"),
+    ("evaluations", "2. ETC makes more evaluations"),
+    ("costliest_share", "3. ETC spends a smaller share on the costliest set"),
+)
 
 
 def spend_share(record: EpisodeRecord, sets: list[int]) -> float:
     """The fraction of the spend that went to the control sets ``sets``."""
-    total = float(record.cost.sum())
-    mask = np.isin(record.control_set, sets)
-    return float(record.cost[mask].sum()) / total if total > 0 else 0.0
+    return float(set_shares(record)[sets].sum())
 
 
 def panel_summary(panel: Panel, agents: dict[str, list[EpisodeRecord]]) -> dict[str, dict]:
@@ -68,22 +89,20 @@ def panel_summary(panel: Panel, agents: dict[str, list[EpisodeRecord]]) -> dict[
     return out
 
 
-def tally(summaries: dict[Panel, dict[str, dict]]) -> dict[str, np.ndarray]:
-    """Over the panels that have ``etc``: per checkpoint, in how many it has the lowest mean
-    regret (``best``) and, per baseline, in how many its mean regret is lower (``beats <b>``);
-    ``panels`` counts the panels where both ran."""
-    counts: dict[str, np.ndarray] = defaultdict(lambda: np.zeros(len(CHECKPOINTS), dtype=int))
-    for summary in summaries.values():
-        if PROPOSED not in summary or len(summary) < 2:
-            continue
-        mine = summary[PROPOSED]["regret"]
-        others = {a: s["regret"] for a, s in summary.items() if a != PROPOSED}
-        counts["panels"] += 1
-        counts["best"] += np.all([mine < r for r in others.values()], axis=0)
-        for agent, regret in others.items():
-            counts[f"beats {agent}"] += mine < regret
-            counts[f"panels with {agent}"] += 1
-    return dict(counts)
+def claim_matrix(comparisons: Sequence[PairedComparison], metric: str, title: str) -> str:
+    """Panels x baselines: ETC's verdict on ``metric`` per panel, then the W / T / L tally."""
+    rows = [c for c in comparisons if c.metric == metric]
+    baselines = sorted({c.reference for c in rows})
+    verdicts = {(c.panel, c.reference): c.verdict() for c in rows}
+    lines = [f"#### {title}", "", "| panel | " + " | ".join(baselines) + " |"]
+    lines.append("| --- |" + " :---: |" * len(baselines))
+    for panel in sorted({c.panel for c in rows}):
+        cells = [verdicts.get((panel, b), "–") for b in baselines]
+        lines.append(f"| {panel.title()} | " + " | ".join(cells) + " |")
+    counts = tally(rows)
+    totals = [wtl(counts[(PROPOSED, b, metric)]) for b in baselines]
+    lines.append("| **win / tie / loss** | " + " | ".join(totals) + " |")
+    return "\n".join(lines)
 
 
 def select_runs(
@@ -106,44 +125,68 @@ def _fmt(x: float) -> str:
     return f"{x:.3g}"
 
 
+def panel_tables(runs: Sequence[StoredRun]) -> str:
+    """The descriptive table of every panel (see the module docstring)."""
+    marks = " | ".join(f"regret @{c:.0%}" for c in CHECKPOINTS)
+    parts = []
+    for panel, agents in group_panels(runs).items():
+        summary = panel_summary(panel, agents)
+        i_star = next(iter(summary.values()))["i_star"]
+        lines = [
+            f"### {panel.title()} (i* = set {i_star})",
+            "",
+            f"| agent | seeds | {marks} | evaluations | spend on i* | spend on the costliest set |",
+            "| --- | ---: |" + " ---: |" * len(CHECKPOINTS) + " ---: | ---: | ---: |",
+        ]
+        for agent, s in summary.items():
+            regrets = " | ".join(_fmt(r) for r in s["regret"])
+            lines.append(f"| {agent} | {s['seeds']} | {regrets} | {s['evaluations']:.0f} | "
+                         f"{s['share_target']:.0%} | {s['share_costliest']:.0%} |")  # fmt: skip
+        parts.append("\n".join(lines))
+    return "\n\n".join(parts) + "\n"
+
+
+def claims_markdown(runs: Sequence[StoredRun], resamples: int = 10_000, seed: int = 0) -> str:
+    """The whole page: panel tables, the claims' verdict matrices, the paired differences."""
+    comparisons = compare_runs(
+        runs, agent=PROPOSED, metric_names=[m for m, _ in CLAIMS], n_resamples=resamples, seed=seed
+    )
+    parts = [panel_tables(runs)]
+    if comparisons:
+        level = comparisons[0].interval.level
+        parts.append(
+            f"## The claims, panel by panel: {PROPOSED} against each baseline\n\n"
+            f"Paired by seed; a win when the {level:.0%} paired bootstrap interval of the mean "
+            f"difference ({PROPOSED} minus the baseline) lies on {PROPOSED}'s better side of 0, a "
+            "loss when on the other side, a tie when it contains 0 "
+            f"(`bocvs compare --agent {PROPOSED}`)."
+        )
+        parts += [claim_matrix(comparisons, m, title) for m, title in CLAIMS]
+        parts.append("## Paired differences per panel\n\n" + comparison_markdown(comparisons))
+    return "\n\n".join(p.rstrip("\n") for p in parts) + "\n"
+
+
 def main() -> None:
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
-    p.add_argument("--store", type=Path, required=True)
+    source = p.add_mutually_exclusive_group(required=True)
+    source.add_argument("--store", type=Path, help="a result store")
+    source.add_argument("--data", type=Path, help="a folder written by bocvs publish")
     p.add_argument("--sweep", default="paper")
     p.add_argument("--seeds", type=int, nargs="+", help="only these seeds (default: all)")
     p.add_argument("--problems", nargs="+", help="only these problems (default: all)")
+    p.add_argument("--resamples", type=int, default=10_000, help="bootstrap resamples")
+    p.add_argument("--allow-mixed-versions", action="store_true")
     args = p.parse_args()
-    with ResultStore(args.store, create=False) as store:
-        runs = select_runs(store.runs(), args.sweep, args.seeds, args.problems)
-    summaries = {
-        panel: panel_summary(panel, agents) for panel, agents in group_panels(runs).items()
-    }
-    marks = " | ".join(f"regret @{c:.0%}" for c in CHECKPOINTS)
-    for panel, summary in summaries.items():
-        i_star = next(iter(summary.values()))["i_star"]
-        print(f"### {panel.title()} (i* = set {i_star})\n")
-        print(
-            f"| agent | seeds | {marks} | evaluations | spend on i* | spend on the costliest set |"
-        )
-        print("| --- | ---: |" + " ---: |" * len(CHECKPOINTS) + " ---: | ---: | ---: |")
-        for agent, s in summary.items():
-            regrets = " | ".join(_fmt(r) for r in s["regret"])
-            print(f"| {agent} | {s['seeds']} | {regrets} | {s['evaluations']:.0f} | "
-                  f"{s['share_target']:.0%} | {s['share_costliest']:.0%} |")  # fmt: skip
-        print()
-    counts = tally(summaries)
-    if counts:
-        print(
-            f"### Over {counts['panels'][0]} panels: panels where {PROPOSED} has the lower mean regret\n"
-        )
-        print(f"| comparison | {marks} |")
-        print("| --- |" + " ---: |" * len(CHECKPOINTS))
-        print(f"| lowest of all agents | {' | '.join(str(c) for c in counts['best'])} |")
-        for key in sorted(k for k in counts if k.startswith("beats ")):
-            agent = key.removeprefix("beats ")
-            total = counts[f"panels with {agent}"]
-            cells = " | ".join(f"{c}/{t}" for c, t in zip(counts[key], total, strict=True))
-            print(f"| below {agent} | {cells} |")
+    with open_runs(args.store or args.data) as source_runs:
+        runs = select_runs(source_runs.runs(), args.sweep, args.seeds, args.problems)
+    if not runs:
+        sys.exit(f"paper_claims: no runs of sweep {args.sweep!r} with these seeds and problems")
+    try:
+        check_one_version(runs, args.allow_mixed_versions)
+    except ValueError as err:
+        print(f"paper_claims: error: {err}", file=sys.stderr)
+        sys.exit(2)
+    print(claims_markdown(runs, args.resamples), end="")
 
 
 if __name__ == "__main__":

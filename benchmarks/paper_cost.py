@@ -11,6 +11,7 @@ agent is charged its measured time. The "after" figure is each run's measured wa
 
     python benchmarks/paper_cost.py --store results/paper/bocvs.db \
         --reference benchmarks/results/decisions.json [--workers 2]
+    python benchmarks/paper_cost.py --data docs/data --reference benchmarks/results/decisions.json
 """
 
 from __future__ import annotations
@@ -26,7 +27,8 @@ import numpy as np
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
-from bocvs_env.benchmark.store import ResultStore, StoredRun  # noqa: E402
+from bocvs_env.benchmark.published import open_runs  # noqa: E402
+from bocvs_env.benchmark.store import StoredRun  # noqa: E402
 
 #: Agents that make no model-based decision (charged their measured time).
 MODEL_FREE = {"random"}
@@ -89,18 +91,20 @@ def sweep_cost(
 
 def main() -> None:
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
-    p.add_argument("--store", type=Path, required=True)
+    source = p.add_mutually_exclusive_group(required=True)
+    source.add_argument("--store", type=Path, help="a result store")
+    source.add_argument("--data", type=Path, help="a folder written by bocvs publish")
     p.add_argument("--sweep", default="paper")
     p.add_argument("--reference", type=Path, nargs="+", required=True)
     p.add_argument("--workers", type=int, default=2, help="parallel workers for the wall time")
     args = p.parse_args()
     sizes, seconds = reference_times(args.reference)
-    with ResultStore(args.store, create=False) as store:
+    with open_runs(args.store or args.data) as store:
         runs = [r for r in store.runs() if r.sweep == args.sweep]
     rows = sweep_cost(runs, sizes, seconds)
     timings = dict(zip(sizes.astype(int).tolist(), seconds.round(2).tolist(), strict=True))
     print(f"reference decision times (s) by n: {timings}")
-    print(f"sweep {args.sweep!r}: {len(runs)} runs in {args.store}\n")
+    print(f"sweep {args.sweep!r}: {len(runs)} runs in {args.store or args.data}\n")
     print(
         "| agent | runs | rounds | measured CPU h | estimated CPU h at the references' speed | ratio |"
     )

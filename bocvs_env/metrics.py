@@ -74,6 +74,13 @@ def _steps_within(record: EpisodeRecord, spend: np.ndarray) -> np.ndarray:
     return np.searchsorted(record.spent, np.asarray(spend, np.float64) * (1 + 1e-12), "right")
 
 
+def final_simple_regret(record: EpisodeRecord) -> float:
+    """Simple regret at the end of the episode (``g*`` if it made no evaluation)."""
+    return (
+        float(simple_regret(record)[-1]) if record.n_evaluations else float(np.max(record.set_max))
+    )
+
+
 def simple_regret_at(record: EpisodeRecord, spend: np.ndarray) -> np.ndarray:
     """Simple regret after spending ``C'``, for each ``C'`` in ``spend`` (same shape).
 
@@ -85,9 +92,37 @@ def simple_regret_at(record: EpisodeRecord, spend: np.ndarray) -> np.ndarray:
     return g_star - best[n]
 
 
+def simple_regret_area(record: EpisodeRecord) -> float:
+    """The area under simple regret against cost spent over ``[0, budget]``, divided by the
+    budget: the mean simple regret over the budget, in units of ``f``.
+
+    Simple regret after spending ``C'`` is the step function of :func:`simple_regret_at`: ``g*``
+    until the first step is paid, then the regret after step ``k`` from its cumulative cost
+    ``s_k`` up to ``s_{k+1}`` (the last value holds up to the budget). So the area is
+    ``(sum_k r_k (s_{k+1} - s_k)) / budget`` with ``s_0 = 0``, ``r_0 = g*`` and
+    ``s_{T+1} = budget``, computed exactly (no grid). A lower value reaches low regret for less
+    spend; the final simple regret alone cannot tell when it was reached.
+    """
+    g_star = float(np.max(record.set_max))
+    budget = float(record.budget)
+    if not budget > 0:
+        raise ValueError(f"the regret area needs a positive budget, got {budget!r}")
+    best = np.concatenate([[0.0], np.maximum.accumulate(np.maximum(record.g, 0.0))])
+    edges = np.concatenate([[0.0], np.clip(record.spent, 0.0, budget), [budget]])
+    return float(np.sum((g_star - best) * np.diff(edges)) / budget)
+
+
 def evaluations_at(record: EpisodeRecord, spend: np.ndarray) -> np.ndarray:
     """The number of evaluations paid within ``C'``, for each ``C'`` in ``spend``."""
     return _steps_within(record, spend)
+
+
+def spend_share(record: EpisodeRecord) -> np.ndarray:
+    """The share of the cost spent on each control set, shape ``(m,)`` (zeros if nothing was
+    spent)."""
+    share = np.bincount(record.control_set, weights=record.cost, minlength=record.set_max.size)
+    spent = float(record.cost.sum())
+    return share / spent if spent > 0 else share
 
 
 #: What each figure of :func:`summarize` is, in words (for printed reports).
@@ -97,6 +132,7 @@ SUMMARY_FIELDS: dict[str, str] = {
     "g_star": "g*, the best expected value any control set can reach (the oracle)",
     "i_star": "the target set: the cheapest set within alpha of g*",
     "simple_regret": "g* minus the best expected value among the queries (lower is better)",
+    "simple_regret_area": "mean simple regret over spend in [0, budget] (lower is better)",
     "quality_regret": "cumulative sum of (1 - alpha) g* - g of each query (lower is better)",
     "cost_regret": "cumulative mean cost paid above the target set's (lower is better)",
     "cost_varying_regret": "UCB-CVS's cumulative cost-weighted regret (lower is better)",
@@ -110,19 +146,19 @@ def summarize(record: EpisodeRecord, alpha: float = 0.1) -> dict[str, float | in
     meanings: :data:`SUMMARY_FIELDS`)."""
     T = record.n_evaluations
     tgt = target(record.set_max, record.cost_means, alpha)
-    share = np.bincount(record.control_set, weights=record.cost, minlength=record.set_max.size)
     spent = float(record.spent[-1]) if T else 0.0
     return {
         "evaluations": T,
         "spent": spent,
         "g_star": tgt.g_star,
         "i_star": tgt.i_star,
-        "simple_regret": float(simple_regret(record)[-1]) if T else tgt.g_star,
+        "simple_regret": final_simple_regret(record),
+        "simple_regret_area": simple_regret_area(record),
         "quality_regret": float(quality_regret(record, alpha)[-1]) if T else 0.0,
         "cost_regret": float(cost_regret(record, alpha)[-1]) if T else 0.0,
         "cost_varying_regret": float(cost_varying_regret(record)[-1]) if T else 0.0,
         "target_plays": int(np.sum(record.control_set == tgt.i_star)),
-        "spend_share": (share / spent if spent > 0 else share).tolist(),
+        "spend_share": spend_share(record).tolist(),
     }
 
 

@@ -10,6 +10,9 @@ Examples::
     bocvs plot --preset quick --out figures/
     bocvs table --sweep mine
     bocvs export --out runs.parquet --level runs   # all runs of the store
+    bocvs compare --sweep paper --agent etc        # paired intervals, win / tie / loss
+    bocvs publish --sweep paper --out docs/data    # the published tables the docs read
+    bocvs table --data docs/data --sweep paper     # reports from published tables
 
 A sweep is a preset, a config file (``.toml``/``.json``, see :mod:`bocvs_env.benchmark.config`)
 or flags; flags override a preset's or a file's fields. ``plot``, ``table`` and ``export`` take
@@ -24,11 +27,17 @@ such sweeps never share a name, and running the same flags again resumes the sam
 ``status``, ``table``, ``export`` and ``plot`` only read the store, and work on a store the user
 cannot write. Every error ends in one line, ``bocvs <command>: error: ...``, naming the file,
 the run or the option, with exit status 2; nothing stored is changed.
+
+Reports (``plot``, ``table``, ``compare``, ``export``, ``publish``) read a store, or a folder
+written by ``publish`` (``--data``), and refuse runs of several code versions
+(:mod:`bocvs_env.benchmark.versions`) unless given ``--allow-mixed-versions``.
 """
 
 from __future__ import annotations
 
 import argparse
+import csv
+import json
 import sqlite3
 import sys
 import time
@@ -42,6 +51,9 @@ from bocvs_env.benchmark.config import PRESETS, SweepConfig, preset
 # when it runs, so that ``bocvs --help`` and argument errors answer at once.
 if TYPE_CHECKING:
     from bocvs_env.benchmark.store import ResultStore, StoredRun
+
+if TYPE_CHECKING:
+    from bocvs_env.benchmark.published import PublishedRuns
 
 DEFAULT_STORE = Path("results") / "bocvs.db"
 
@@ -79,7 +91,16 @@ def _add_sweep_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--store", type=Path, default=DEFAULT_STORE, help=f"default {DEFAULT_STORE}")
 
 
-def _sweep(args: argparse.Namespace, store: ResultStore | None = None) -> SweepConfig | None:
+def _add_report_options(p: argparse.ArgumentParser) -> None:
+    _add_sweep_options(p)
+    p.add_argument("--data", type=Path, help="read a folder written by bocvs publish, not --store")
+    p.add_argument("--allow-mixed-versions", action="store_true",
+                   help="accept runs of several commits or library versions")  # fmt: skip
+
+
+def _sweep(
+    args: argparse.Namespace, store: ResultStore | PublishedRuns | None = None
+) -> SweepConfig | None:
     """The sweep the options describe, or ``None`` when they describe none."""
     sources = [s for s in (args.preset, args.config, args.sweep) if s is not None]
     if len(sources) > 1:
@@ -133,13 +154,27 @@ def _check_name(args: argparse.Namespace, sweep: SweepConfig, store: ResultStore
         )
 
 
-def _selected_runs(store: ResultStore, sweep: SweepConfig | None) -> list[StoredRun]:
+def _selected_runs(
+    store: ResultStore | PublishedRuns, sweep: SweepConfig | None
+) -> list[StoredRun]:
     keys = None if sweep is None else [c.key() for c in sweep.runs()]
     runs = store.runs(keys)
     if not runs:
         what = f"sweep {sweep.name!r}" if sweep is not None else "the store"
         raise ValueError(f"no recorded runs for {what} in {store.path}")
     return runs
+
+
+def _report_runs(args: argparse.Namespace) -> tuple[list[StoredRun], SweepConfig | None]:
+    """The runs a report command selects (store or ``--data``), of one code version."""
+    from bocvs_env.benchmark.published import open_runs
+    from bocvs_env.benchmark.versions import check_one_version
+
+    with open_runs(args.data or args.store) as source:
+        sweep = _sweep(args, source)
+        runs = _selected_runs(source, sweep)
+    check_one_version(runs, args.allow_mixed_versions)
+    return runs, sweep
 
 
 def _plot_dir(args: argparse.Namespace, sweep: SweepConfig | None) -> Path:
@@ -217,22 +252,17 @@ def _cmd_status(args: argparse.Namespace) -> int:
 
 def _cmd_plot(args: argparse.Namespace) -> int:
     from bocvs_env.benchmark.plots import save_figures
-    from bocvs_env.benchmark.store import ResultStore
 
-    with ResultStore(args.store, readonly=True) as store:
-        sweep = _sweep(args, store)
-        runs = _selected_runs(store, sweep)
+    runs, sweep = _report_runs(args)
     for path in save_figures(runs, _plot_dir(args, sweep)):
         print(path)
     return 0
 
 
 def _cmd_table(args: argparse.Namespace) -> int:
-    from bocvs_env.benchmark.store import ResultStore
     from bocvs_env.benchmark.tables import summary_markdown
 
-    with ResultStore(args.store, readonly=True) as store:
-        runs = _selected_runs(store, _sweep(args, store))
+    runs, _ = _report_runs(args)
     text = summary_markdown(runs)
     if args.out is not None:
         args.out.write_text(text)
@@ -244,12 +274,40 @@ def _cmd_table(args: argparse.Namespace) -> int:
 
 def _cmd_export(args: argparse.Namespace) -> int:
     from bocvs_env.benchmark.export import runs_frame, steps_frame, write_frame
-    from bocvs_env.benchmark.store import ResultStore
 
-    with ResultStore(args.store, readonly=True) as store:
-        runs = _selected_runs(store, _sweep(args, store))
+    runs, _ = _report_runs(args)
     frame = (runs_frame if args.level == "runs" else steps_frame)(runs)
     print(write_frame(frame, args.out))
+    return 0
+
+
+def _cmd_compare(args: argparse.Namespace) -> int:
+    from bocvs_env.benchmark.compare import compare_runs, comparison_markdown
+
+    runs, _ = _report_runs(args)
+    comparisons = compare_runs(runs, args.agent, args.reference, args.metrics, args.resamples,
+                               args.level, args.bootstrap_seed)  # fmt: skip
+    text = comparison_markdown(comparisons)
+    if args.json is not None:
+        args.json.write_text(json.dumps([c.row() for c in comparisons], indent=1) + "\n")
+    if args.csv is not None:
+        rows = [c.row() for c in comparisons]
+        with args.csv.open("w", newline="") as f:
+            writer = csv.DictWriter(f, fieldnames=list(rows[0]))
+            writer.writeheader()
+            writer.writerows(rows)
+    print(text)
+    return 0
+
+
+def _cmd_publish(args: argparse.Namespace) -> int:
+    from bocvs_env.benchmark.published import open_runs, publish
+
+    runs, _ = _report_runs(args)
+    with open_runs(args.data or args.store) as source:
+        sweeps = source.sweeps()
+    for path in publish(runs, sweeps, args.out):
+        print(f"{path} ({path.stat().st_size / 1e6:.2f} MB)")
     return 0
 
 
@@ -282,18 +340,35 @@ def build_parser() -> argparse.ArgumentParser:
     _add_sweep_options(status)
     status.set_defaults(func=_cmd_status)
     plot = sub.add_parser("plot", help="write the figures as PNGs")
-    _add_sweep_options(plot)
+    _add_report_options(plot)
     plot.add_argument("--out", type=Path, help="folder (default: beside the store)")
     plot.set_defaults(func=_cmd_plot)
     table = sub.add_parser("table", help="print the markdown summary tables")
-    _add_sweep_options(table)
+    _add_report_options(table)
     table.add_argument("--out", type=Path, help="write to this file instead")
     table.set_defaults(func=_cmd_table)
     export = sub.add_parser("export", help="write runs as CSV or Parquet")
-    _add_sweep_options(export)
+    _add_report_options(export)
     export.add_argument("--out", type=Path, required=True, help="a .csv or .parquet file")
     export.add_argument("--level", choices=("runs", "steps"), default="runs")
     export.set_defaults(func=_cmd_export)
+    compare = sub.add_parser("compare", help="paired comparison of agents by seed, per panel")
+    _add_report_options(compare)
+    compare.add_argument("--agent", help="compare this agent against the others")
+    compare.add_argument("--reference", help="compare the others against this agent")
+    compare.add_argument("--metrics", nargs="+", default=["final", "area"],
+                         help="final (simple regret), area (under simple regret / budget), "
+                         "evaluations, costliest_share")  # fmt: skip
+    compare.add_argument("--resamples", type=int, default=10_000, help="bootstrap resamples")
+    compare.add_argument("--level", type=float, default=0.95, help="interval coverage")
+    compare.add_argument("--bootstrap-seed", type=int, default=0)
+    compare.add_argument("--json", type=Path, help="also write the rows as JSON here")
+    compare.add_argument("--csv", type=Path, help="also write the rows as CSV here")
+    compare.set_defaults(func=_cmd_compare)
+    publish = sub.add_parser("publish", help="write the published tables (runs, steps, README)")
+    _add_report_options(publish)
+    publish.add_argument("--out", type=Path, required=True, help="a folder, e.g. docs/data")
+    publish.set_defaults(func=_cmd_publish)
     return parser
 
 

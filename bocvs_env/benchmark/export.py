@@ -1,7 +1,9 @@
 """Stored runs as tidy pandas DataFrames, and as CSV or Parquet files.
 
 - :func:`runs_frame`: one row per run: its configuration, the final figures of
-  :func:`bocvs_env.metrics.summarize` (``spend_share_<i>`` per control set) and provenance.
+  :func:`bocvs_env.metrics.summarize` (``spend_share_<i>`` per control set), the oracle values
+  and mean costs per set (``set_max_<i>``, ``cost_mean_<i>``) and provenance (code version
+  included, see :mod:`bocvs_env.benchmark.versions`).
 - :func:`steps_frame`: one row per evaluated step of a run: the set, the query (``x_<l>``, NaN
   past a problem's dimension), ``y``, cost, cost spent, ``g`` and the regrets so far.
 """
@@ -15,15 +17,28 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from bocvs_env import metrics
-from bocvs_env.benchmark.store import StoredRun
+from bocvs_env.benchmark.store import StoredRun, to_json
+from bocvs_env.benchmark.versions import KEY_DEPENDENCIES
 
 if TYPE_CHECKING:
     import pandas as pd
 
-_PROVENANCE = ("package_version", "git_commit", "host", "started_at", "finished_at", "wall_s")
+#: Provenance entries of a run copied into :func:`runs_frame`'s columns.
+PROVENANCE_COLUMNS = (
+    "package_version",
+    "git_commit",
+    *KEY_DEPENDENCIES,
+    "python",
+    "host",
+    "torch_threads",
+    "started_at",
+    "finished_at",
+    "wall_s",
+)
 
 
-def _pandas() -> Any:
+def require_pandas() -> Any:
+    """The pandas module, or an ``ImportError`` saying how to install it."""
     try:
         import pandas
     except ImportError as err:
@@ -51,20 +66,27 @@ def runs_frame(runs: Sequence[StoredRun], alpha: float = 0.1) -> pd.DataFrame:
     for run in runs:
         summary = metrics.summarize(run.record, alpha)
         shares = summary.pop("spend_share")
+        rec = run.record
         rows.append(
             {
                 **_config_columns(run),
+                "agent_params": to_json(dict(run.config.agent_params)),
+                "problem_options": to_json(dict(run.config.problem_options)),
                 **summary,
                 **{f"spend_share_{i}": v for i, v in enumerate(shares)},
-                **{k: run.provenance.get(k) for k in _PROVENANCE},
+                **{f"set_max_{i}": v for i, v in enumerate(rec.set_max.tolist())},
+                **{f"cost_mean_{i}": v for i, v in enumerate(rec.cost_means.tolist())},
+                **{k: run.provenance.get(k) for k in PROVENANCE_COLUMNS},
+                "agent_settings": to_json(run.provenance.get("agent_params", {})),
+                "problem_config": to_json(rec.config),
             }
         )
-    return _pandas().DataFrame(rows)
+    return require_pandas().DataFrame(rows)
 
 
 def steps_frame(runs: Sequence[StoredRun], alpha: float = 0.1) -> pd.DataFrame:
     """One row per evaluated step of every run (see the module docstring)."""
-    pd = _pandas()
+    pd = require_pandas()
     frames = []
     for run in runs:
         rec = run.record

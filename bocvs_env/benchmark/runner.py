@@ -21,6 +21,7 @@ import torch
 import bocvs_env
 from agents.registry import make_agent
 from bocvs_env.benchmark.config import RunConfig
+from bocvs_env.benchmark.versions import dependency_versions
 from bocvs_env.env import BOCVSEnv
 from bocvs_env.evaluation import EpisodeRecord, run_episode
 
@@ -43,8 +44,9 @@ class RunResult:
     Attributes:
         config: what was run.
         record: the episode (privileged values included, for the metrics).
-        provenance: package and library versions, agent parameters, host, UTC timestamps
-            (ISO 8601) and wall time in seconds.
+        provenance: package and library versions
+            (:func:`~bocvs_env.benchmark.versions.dependency_versions`), agent parameters, host,
+            UTC timestamps (ISO 8601) and wall time in seconds; the store adds the git commit.
     """
 
     config: RunConfig
@@ -84,8 +86,7 @@ def run_config(
     provenance = {
         "package_version": bocvs_env.__version__,
         "python": platform.python_version(),
-        "numpy": np.__version__,
-        "torch": torch.__version__,
+        **dependency_versions(),
         "agent_name": record.agent,
         "agent_params": params() if callable(params) else dict(config.agent_params),
         "host": socket.gethostname(),

@@ -154,7 +154,8 @@ def _json_default(obj: Any) -> Any:
     raise TypeError(f"cannot store {type(obj).__name__} as JSON")
 
 
-def _dumps(obj: Any) -> str:
+def to_json(obj: Any) -> str:
+    """``obj`` as JSON with sorted keys; NumPy arrays and scalars become lists and numbers."""
     return json.dumps(obj, sort_keys=True, default=_json_default)
 
 
@@ -432,7 +433,7 @@ class ResultStore:
                         "INSERT INTO sweeps (name, config, updated_at) VALUES (?, ?, ?) "
                         "ON CONFLICT (name) DO UPDATE SET config = excluded.config, "
                         "updated_at = excluded.updated_at",
-                        (sweep.name, _dumps(sweep.to_dict()), utc_now()),
+                        (sweep.name, to_json(sweep.to_dict()), utc_now()),
                     )
                 ]
             )
@@ -474,16 +475,16 @@ class ResultStore:
             "budget": cfg.budget,
             "agent": cfg.agent,
             "seed": cfg.seed,
-            "config": _dumps(cfg.to_dict()),
-            "problem_config": _dumps(rec.config),
-            "provenance": _dumps(provenance),
+            "config": to_json(cfg.to_dict()),
+            "problem_config": to_json(rec.config),
+            "provenance": to_json(provenance),
             "package_version": str(provenance.get("package_version", bocvs_env.__version__)),
             "git_commit": git_commit,
             "recorded_at": utc_now(),
             "n_evaluations": rec.n_evaluations,
             "spent": float(rec.spent[-1]) if rec.n_evaluations else 0.0,
             **{name: _to_npy(getattr(rec, name)) for name in _TRACE},
-            "diagnostics": zlib.compress(_dumps(rec.diagnostics).encode()),
+            "diagnostics": zlib.compress(to_json(rec.diagnostics).encode()),
         }
         columns = ", ".join(row)
         marks = ", ".join(f":{c}" for c in row)
@@ -510,7 +511,7 @@ class ResultStore:
                         "failed_at) VALUES (?, ?, ?, ?, 1, ?) ON CONFLICT (config_key) DO UPDATE "
                         "SET sweep = excluded.sweep, error = excluded.error, "
                         "attempts = attempts + 1, failed_at = excluded.failed_at",
-                        (config.key(), sweep, _dumps(config.to_dict()), error, utc_now()),
+                        (config.key(), sweep, to_json(config.to_dict()), error, utc_now()),
                     )
                 ]
             )

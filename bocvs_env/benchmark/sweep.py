@@ -7,10 +7,8 @@ later call resumes it."""
 
 from __future__ import annotations
 
-import subprocess
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
 from agents.registry import AGENTS, accepted_params, make_agent, missing_params
@@ -18,6 +16,7 @@ from bocvs_env.benchmark.config import RunConfig, SweepConfig
 from bocvs_env.benchmark.executors import Executor, Outcome, ProgressFn
 from bocvs_env.benchmark.runner import PRIVILEGED_PARAMS, agent_arguments
 from bocvs_env.benchmark.store import ResultStore
+from bocvs_env.benchmark.versions import git_commit
 from bocvs_env.env import BOCVSEnv
 
 
@@ -38,24 +37,6 @@ class SweepReport:
     skipped: int
     recorded: int = 0
     failed: list[tuple[RunConfig, str]] = field(default_factory=list)
-
-
-def git_commit(path: Path | None = None) -> str | None:
-    """The commit of the git checkout holding ``path`` (this package by default), with
-    ``+dirty`` if tracked files changed; ``None`` outside a checkout or without git."""
-    where = path or Path(__file__).resolve().parent
-
-    def git(*args: str) -> str:
-        return subprocess.run(
-            ["git", "-C", str(where), *args], capture_output=True, text=True, check=True, timeout=10
-        ).stdout.strip()
-
-    try:
-        head = git("rev-parse", "HEAD")
-        dirty = bool(git("status", "--porcelain", "--untracked-files=no"))
-    except (OSError, subprocess.SubprocessError):
-        return None
-    return head + ("+dirty" if dirty else "")
 
 
 def pending_runs(sweep: SweepConfig, store: ResultStore) -> tuple[list[RunConfig], int]:

@@ -287,3 +287,77 @@ def test_set_maxima_never_returns_less_than_an_incumbent() -> None:
     assert len(guarded._maximizers[2]) == 3
     with pytest.raises(ValueError, match="n_incumbents"):
         UCBPSQAgent(n_incumbents=-1)
+
+
+# --- FETC, its ablation, SADCBO and cost-aware EI ---------------------------------------------
+
+
+def test_fetc_with_every_component_off_is_etc() -> None:
+    from agents.fetc import ETC_SWITCHES, FETCAgent
+
+    problem = custom_problem()
+    env = BOCVSEnv(problem, privileged_info=False)
+    etc = ETCAgent(**FAST)
+    off = FETCAgent(**ETC_SWITCHES, **FAST)
+    assert play(env, off, seed=4) == play(env, etc, seed=4)
+    sets = [e["set"] for e in off.diagnostics()]
+    assert sets == [e["set"] for e in etc.diagnostics()]
+
+
+@pytest.mark.parametrize(
+    "name", ["etc-spend", "etc-bernstein", "etc-current", "etc-relevance", "etc-ts", "etc-refit"]
+)
+def test_each_ablation_agent_changes_one_switch_of_etc(name: str) -> None:
+    from agents.fetc import ETC_SWITCHES
+    from agents.fetc_ablation import COMPONENTS
+
+    params = make_agent(name, **FAST).params()
+    changed = {k for k in ETC_SWITCHES if params[k] != ETC_SWITCHES[k]}
+    assert changed == set(COMPONENTS[name])
+    assert make_agent(name).name == name
+
+
+def test_fetc_explores_cheap_sets_more_and_logs_its_choices() -> None:
+    problem = custom_problem()  # costs 0.2, 0.3, 0.5
+    problem = replace(problem, budget=6.0)
+    agent = make_agent("fetc", **FAST, relevance_min_data=1000)
+    play(BOCVSEnv(problem, privileged_info=False), agent, seed=0)
+    log = agent.diagnostics()
+    explore = [e["set"] for e in log if e["phase"] == "explore"]
+    counts = np.bincount(explore, minlength=3)
+    assert counts[0] > counts[2]  # spend, not count: the cheapest set is played most
+    exploit = [e for e in log if e["phase"] == "exploit"]
+    assert exploit and all(e["query"] == "ts" and e["set"] in e["s3"] for e in exploit)
+
+
+def test_cost_weighting_divides_ei_by_cooled_cost() -> None:
+    from agents.cost_ei import CostCooledEIAgent
+
+    ei = torch.tensor([0.2, 0.2, 0.0], dtype=torch.float64)
+    costs = np.array([0.01, 1.0, 0.5])
+    score = CostCooledEIAgent.cost_weighted(ei, costs, 0.5)
+    assert score.tolist() == pytest.approx([2.0, 0.2, 0.0])
+    assert CostCooledEIAgent.cost_weighted(ei, costs, 0.0).tolist() == pytest.approx(ei.tolist())
+
+
+def test_ei_cost_plays_every_set_once_before_dividing_by_cost() -> None:
+    problem = custom_problem()
+    agent = make_agent("ei-cost", **FAST)
+    actions = play(BOCVSEnv(problem, privileged_info=False), agent, seed=0)
+    assert sorted(i for i, _ in actions[:3]) == [0, 1, 2]
+    log = agent.diagnostics()
+    assert all(0.0 <= e["alpha"] <= 1.0 for e in log)
+    assert log[-1]["alpha"] < log[0]["alpha"]  # cooled as the budget is spent
+
+
+def test_sadcbo_observes_then_intervenes_on_a_covering_set() -> None:
+    problem = custom_problem()
+    agent = make_agent("sadcbo", **FAST, warmup=2)
+    play(BOCVSEnv(problem, privileged_info=False), agent, seed=0)
+    log = agent.diagnostics()
+    assert [e["phase"] for e in log[:2]] == ["observe", "observe"]
+    assert log[0]["set"] == 0  # the cheapest set, unplayed sets first
+    later = [e for e in log[2:]]
+    assert later and all(e["phase"] == "intervene" for e in later)
+    for e in later:
+        assert set(e["relevant"]) <= set(problem.control_sets[e["set"]]) or e["set"] == 2

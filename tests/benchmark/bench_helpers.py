@@ -7,12 +7,14 @@ import sys
 from pathlib import Path
 from types import ModuleType
 
+import numpy as np
 import torch
 
 from bocvs_env.benchmark.config import RunConfig, SweepConfig
 from bocvs_env.benchmark.executors import execute
 from bocvs_env.benchmark.runner import RunResult
 from bocvs_env.benchmark.store import StoredRun
+from bocvs_env.evaluation import EpisodeRecord
 
 
 def tiny_sweep(name: str = "tiny", seeds: int = 2, budget: float = 3.0) -> SweepConfig:
@@ -62,3 +64,41 @@ def load_benchmark_script(name: str) -> ModuleType:
     sys.modules[module_name] = module
     spec.loader.exec_module(module)
     return module
+
+
+def hand_run(
+    agent: str,
+    seed: int,
+    g: list[float],
+    cost: list[float] | None = None,
+    cost_set: str = "cheap",
+    budget: float = 10.0,
+    provenance: dict | None = None,
+) -> StoredRun:
+    """A stored run made by hand: 3 sets with oracle values 1, 0.5, 1 (``g* = 1``) and mean
+    costs 0.1, 0.5, 1; every step plays set 2 at ``cost`` (1 each by default) and scores ``g``."""
+    T = len(g)
+    config = RunConfig("hartmann3", cost_set, 0.02, budget, agent, seed)
+    record = EpisodeRecord(
+        problem="hartmann3",
+        agent=agent,
+        seed=seed,
+        control_set=np.full(T, 2, dtype=np.int64),
+        x=np.zeros((T, 3)),
+        y=np.zeros(T),
+        cost=np.asarray(cost if cost is not None else [1.0] * T, dtype=np.float64),
+        g=np.asarray(g, dtype=np.float64),
+        set_max=np.array([1.0, 0.5, 1.0]),
+        cost_means=np.array([0.1, 0.5, 1.0]),
+        budget=budget,
+    )
+    return StoredRun(config.key(), "hand", config, record, dict(provenance or {}))
+
+
+def win_and_tie_runs(agent: str, other: str) -> list[StoredRun]:
+    """Two panels: with cheap costs ``agent``'s final regret (0.1) is below ``other``'s (0.5) on
+    each of 3 seeds (a win); with moderate costs it is 0.1 and 0.9 on 2 seeds (a tie)."""
+    runs = [hand_run(agent, s, [0.9]) for s in range(3)]
+    runs += [hand_run(other, s, [0.5]) for s in range(3)]
+    runs += [hand_run(agent, s, [g], cost_set="moderate") for s, g in ((0, 0.9), (1, 0.1))]
+    return runs + [hand_run(other, s, [0.5], cost_set="moderate") for s in (0, 1)]

@@ -1,10 +1,11 @@
-"""Fixtures of the benchmark tests: a tiny sweep's results and a store holding them."""
+"""Fixtures of the benchmark tests: a tiny sweep's results and stores holding them."""
 
 from __future__ import annotations
 
 import os
 import subprocess
 from collections.abc import Callable, Iterator
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -70,3 +71,21 @@ def read_only(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Callable[[Pa
             item.chmod(0o755)
         else:
             subprocess.run(item, check=True)
+
+
+def two_agent_store(store_path: Path, tiny_results: list[RunResult]) -> Path:
+    """The tiny sweep's random runs, plus the same runs relabelled as a second agent with
+    their last step dropped (so that there is something to compare), at one commit."""
+    with ResultStore(store_path) as store:
+        store.register_sweep(tiny_sweep())
+        for result in tiny_results:
+            store.add(result, sweep="tiny", git_commit="c" * 40)
+            rec = result.record
+            fewer = {k: getattr(rec, k)[:-1] for k in ("control_set", "x", "y", "cost", "g")}
+            clone = RunResult(
+                replace(result.config, agent="etc"),
+                replace(rec, agent="etc", **fewer),
+                result.provenance,
+            )
+            store.add(clone, sweep="tiny", git_commit="c" * 40)
+    return store_path

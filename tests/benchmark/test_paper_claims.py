@@ -1,12 +1,13 @@
-"""The paper-claims summary (``benchmarks/paper_claims.py``): spend shares and the tally."""
+"""The paper-claims page (``benchmarks/paper_claims.py``): spend shares, the verdict per claim and panel."""
 
 from __future__ import annotations
 
 import numpy as np
 import pytest
-from bench_helpers import load_benchmark_script
+from bench_helpers import hand_run, load_benchmark_script, win_and_tie_runs
 
-from bocvs_env.benchmark.panels import Panel, group_panels
+from bocvs_env.benchmark.compare import compare_runs
+from bocvs_env.benchmark.panels import group_panels
 from bocvs_env.benchmark.store import StoredRun
 
 paper_claims = load_benchmark_script("paper_claims")
@@ -32,24 +33,22 @@ def test_panel_summary_averages_over_seeds(stored_runs: list[StoredRun]) -> None
     assert summary["evaluations"] == pytest.approx(mean_evals)
 
 
-def test_tally_counts_panels_where_etc_is_lower() -> None:
-    k = len(paper_claims.CHECKPOINTS)
+def test_claim_matrix_states_each_panel_and_the_tally() -> None:
+    # cheap: etc's final regret below random's on every seed (win); moderate: mixed (tie)
+    runs = win_and_tie_runs("etc", "random")
+    rows = compare_runs(runs, agent="etc", metric_names=["final"], n_resamples=300)
+    text = paper_claims.claim_matrix(rows, "final", "claim")
+    assert "| hartmann3 · cheap · var 0.02 · C=10 | win |" in text
+    assert "| hartmann3 · moderate · var 0.02 · C=10 | tie |" in text
+    assert "| **win / tie / loss** | 1 / 1 / 0 |" in text
 
-    def entry(values: list[float]) -> dict:
-        return {"regret": np.array(values)}
 
-    a, b = Panel("p", "cheap", 0.02, 100.0), Panel("q", "cheap", 0.02, 100.0)
-    summaries = {
-        a: {"etc": entry([1.0] * k), "random": entry([2.0] * k), "ucb-psq": entry([0.5] * k)},
-        b: {"etc": entry([1.0] * k), "random": entry([3.0] * k)},
-        Panel("r", "cheap", 0.02, 100.0): {"random": entry([1.0] * k)},  # no etc: not counted
-    }
-    counts = paper_claims.tally(summaries)
-    np.testing.assert_array_equal(counts["panels"], [2] * k)
-    np.testing.assert_array_equal(counts["best"], [1] * k)
-    np.testing.assert_array_equal(counts["beats random"], [2] * k)
-    np.testing.assert_array_equal(counts["beats ucb-psq"], [0] * k)
-    np.testing.assert_array_equal(counts["panels with ucb-psq"], [1] * k)
+def test_claims_page_has_a_matrix_per_claim() -> None:
+    runs = [hand_run(a, s, [0.5, 0.9]) for a in ("etc", "random") for s in range(2)]
+    page = paper_claims.claims_markdown(runs, resamples=50)
+    for _, title in paper_claims.CLAIMS:
+        assert f"#### {title}" in page
+    assert "## Paired differences per panel" in page
 
 
 def test_runs_are_selected_by_sweep_seed_and_problem(stored_runs: list[StoredRun]) -> None:

@@ -178,3 +178,18 @@ def test_a_corrupt_data_file_is_found_by_the_check(tmp_path: Path, data_dir: Pat
     sweep = _sweep(problems=["plant"], problem_options={"data_dir": str(tmp_path)})
     with pytest.raises(ValueError, match=r"plant_svgp\.npz: not a readable npz"):
         check_sweep(sweep)
+
+
+@pytest.mark.parametrize("name", ["fetc_ablation", "fetc_dev"])
+def test_fetc_sweep_configs_load_and_name_registered_agents(name: str) -> None:
+    from agents.fetc_ablation import COMPONENTS
+    from bocvs_env.benchmark.sweep import check_agents
+
+    path = Path(__file__).resolve().parents[2] / "benchmarks" / "configs" / f"{name}.toml"
+    sweep = SweepConfig.from_file(path)
+    check_agents(sweep)
+    assert {"etc", "fetc", *COMPONENTS} <= set(sweep.agents)  # each change alone, and all
+    if name == "fetc_dev":  # development settings share nothing with the paper's grid
+        grid = preset("paper")
+        assert not set(sweep.problems) & set(grid.problems)
+        assert not set(sweep.variances) & set(grid.variances)

@@ -60,6 +60,28 @@ def test_summary() -> None:
     assert list(s) == list(metrics.SUMMARY_FIELDS)  # every printed figure has its meaning
 
 
+def test_simple_regret_area_by_hand() -> None:
+    r = _record()  # regret 2 until 0.1, 1.5 until 1.1, 0.5 until 2.6, then 0.2 up to the budget 3
+    area = 2.0 * 0.1 + 1.5 * 1.0 + 0.5 * 1.5 + 0.2 * 0.4
+    assert metrics.simple_regret_area(r) == pytest.approx(area / 3.0)
+    # the mean of the step function on a fine grid of [0, budget] tends to the same value
+    grid = np.linspace(0.0, 3.0, 300_001)
+    assert metrics.simple_regret_at(r, grid).mean() == pytest.approx(area / 3.0, abs=1e-4)
+    assert metrics.final_simple_regret(r) == pytest.approx(0.2)
+
+
+def test_simple_regret_area_without_evaluations_is_g_star() -> None:
+    r = _record()
+    empty = EpisodeRecord(
+        problem="toy", agent="hand", seed=0, control_set=np.zeros(0, np.int64),
+        x=np.zeros((0, 2)), y=np.zeros(0), cost=np.zeros(0), g=np.zeros(0),
+        set_max=r.set_max, cost_means=r.cost_means, budget=3.0,
+    )  # fmt: skip
+    assert metrics.simple_regret_area(empty) == 2.0
+    assert metrics.final_simple_regret(empty) == 2.0
+    assert metrics.spend_share(empty).tolist() == [0.0, 0.0, 0.0]
+
+
 def test_format_summary_names_each_figure() -> None:
     lines = metrics.format_summary(metrics.summarize(_record(), alpha=0.1)).splitlines()
     assert len(lines) == len(metrics.SUMMARY_FIELDS)

@@ -1,0 +1,189 @@
+"""Expected improvement per unit cost with cost cooling (Snoek et al. 2012; Lee et al. 2020,
+CArBO) over the expectation of the random inputs, with a learned cost model."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import scipy.optimize
+import torch
+from botorch.acquisition.cost_aware import InverseCostWeightedUtility
+from botorch.models.deterministic import GenericDeterministicModel
+from torch import Tensor
+from torch.quasirandom import SobolEngine
+
+from agents.base import Action, Observation
+from agents.cost_estimates import cooling_exponent, optimistic_mean_costs
+from agents.decisions import maximal_sets
+from agents.expected_posterior import ExpectedPosterior, expected_improvement
+from agents.model_based import ModelBasedAgent
+
+
+class CostCooledEIAgent(ModelBasedAgent):
+    """Each round plays the set and query of largest ``EI_i(x) / c_hat_i^alpha``.
+
+    Snoek, Larochelle & Adams (NeurIPS 2012, "Practical Bayesian optimization of machine
+    learning algorithms") maximize expected improvement per second, with a GP model of the
+    cost; Lee, Eriksson, Perrone & Seeger (2020, "Cost-aware Bayesian optimization", CArBO)
+    divide by ``c(x)^alpha`` with ``alpha = (C - spent) / (C - C_init)`` falling from 1 to 0,
+    because EI per cost keeps preferring cheap, uninformative evaluations to the end.
+
+    Adaptations to BOCVS:
+
+    - **The value being improved** is ``g_i(x) = E_{X^-i}[f([x^i, X^-i])]``, the set's value
+      at a partial query, not ``f`` at a full query: EI uses the posterior mean and standard
+      deviation of ``g_i`` (:class:`agents.expected_posterior.ExpectedPosterior`, the variance
+      of the average over the random inputs, covariances included), and the incumbent is the
+      largest posterior mean of any set's value, ``max_{i, x^i} E[mu]`` (the plug-in incumbent
+      of noisy EI; observed ``y`` carry the random inputs' noise).
+    - **The cost model** is per set, not per point, and learned: the mean of the set's cost
+      draws, with an optimistic prior for sets never played (the cheapest observed mean, or
+      ``cost_prior``) (:func:`agents.cost_estimates.optimistic_mean_costs`); the cost is
+      random but its mean does not depend on ``x``, so no GP on cost is needed. As CArBO
+      starts from an initial design, the first rounds (``cost_warmup``) play every set once,
+      the unplayed set of largest EI each round, so that every set has an observed cost:
+      without it, the first set played (the full set, whose EI is largest) sets the prior of
+      every other set to its own cost, and the ratio never tries the cheap sets (seen on
+      levy6 in 12-D: 100% of the spend on the full set).
+    - **Cooling**: ``alpha = (C - spent) / C`` (the initial design is free here,
+      :func:`agents.cost_estimates.cooling_exponent`); ``cooling=False`` keeps ``alpha = 1``
+      (Snoek et al.'s EI per unit cost).
+    - The division is BoTorch's :class:`~botorch.acquisition.cost_aware.InverseCostWeightedUtility`
+      over a :class:`~botorch.models.deterministic.GenericDeterministicModel` that maps a set's
+      index to ``c_hat_i^alpha``.
+    - **Maximization** per set: ``raw_samples`` scrambled Sobol candidates in the set's
+      variables plus the observed queries, the best ``n_restarts`` refined by L-BFGS-B with
+      autograd gradients (``maxiter`` iterations), the best ``n_refine`` of them.
+
+    The decision log has one entry per round: ``set``, ``ei`` (per set), ``cost`` (the cost
+    estimates), ``alpha``, ``score`` (per set) and ``best`` (the incumbent).
+
+    Args:
+        cooling: divide by ``c^alpha`` with the cooling schedule (else by ``c``).
+        cost_prior: the cost assumed for sets never played; ``None`` is the cheapest observed.
+        cost_warmup: play every set once (largest EI first) before dividing by cost.
+        n_refine: the best screened candidates per set refined by L-BFGS-B.
+        **model: the options of :class:`~agents.model_based.ModelBasedAgent`.
+    """
+
+    name = "ei-cost"
+
+    def __init__(
+        self,
+        cooling: bool = True,
+        cost_prior: float | None = None,
+        cost_warmup: bool = True,
+        n_refine: int = 2,
+        **model: Any,
+    ) -> None:
+        super().__init__(**model)
+        if cost_prior is not None and not cost_prior > 0:
+            raise ValueError(f"cost_prior must be positive, got {cost_prior!r}")
+        if n_refine < 1:
+            raise ValueError(f"n_refine must be >= 1, got {n_refine!r}")
+        self.cooling = cooling
+        self.cost_prior = cost_prior
+        self.cost_warmup = cost_warmup
+        self.n_refine = n_refine
+
+    def start(self) -> None:
+        super().start()
+        self.posterior = ExpectedPosterior(self.task, self.acquisition.samples)
+        self._maximal = maximal_sets(self.task.control_sets)
+        self._sobol_seed = int(self.rng.integers(2**31 - 1))
+
+    def act(self, observation: Observation) -> Action:
+        m = self.task.n_sets
+        unplayed = [i for i in range(m) if self.plays[i] == 0]
+        sets = unplayed if self.cost_warmup and unplayed else list(range(m))
+        best = max(v for v, _ in self.set_maxima(self._maximal, "mean").values())
+        found = {i: self._max_ei(i, best) for i in sets}
+        ei = torch.tensor(
+            [found[i][0] if i in found else 0.0 for i in range(m)], dtype=torch.float64
+        )
+        costs = optimistic_mean_costs(self.cost_draws, self.cost_prior)
+        alpha = cooling_exponent(self.spent, self.task.budget) if self.cooling else 1.0
+        score = self.cost_weighted(ei, costs, alpha)
+        if self.cost_warmup and unplayed:  # the cost model's initial design: EI alone
+            score = torch.where(torch.tensor([i in found for i in range(m)]), ei, -1.0)
+        i = int(torch.argmax(score))
+        self.log(
+            set=i,
+            ei=ei.tolist(),
+            cost=costs.tolist(),
+            alpha=alpha,
+            score=score.tolist(),
+            best=best,
+        )
+        return {"control_set": i, "x": found[i][1]}
+
+    @staticmethod
+    def cost_weighted(ei: Tensor, costs: np.ndarray, alpha: float) -> Tensor:
+        """``ei_i / costs_i^alpha`` (``(m,)``) by BoTorch's inverse-cost-weighted utility."""
+        cooled = torch.as_tensor(costs, dtype=torch.float64) ** alpha
+
+        def cost_of(X: Tensor) -> Tensor:
+            return cooled[X[..., 0].long()].unsqueeze(-1)
+
+        utility = InverseCostWeightedUtility(GenericDeterministicModel(cost_of, num_outputs=1))
+        X = torch.arange(len(costs), dtype=torch.float64).reshape(-1, 1, 1)
+        with torch.no_grad():
+            return utility(X, ei.clamp_min(0.0))
+
+    def _ei(self, i: int, X: Tensor, best: float) -> Tensor:
+        mean, std = self.posterior.mean_std(self.surrogate, i, X)
+        return expected_improvement(mean, std, best)
+
+    def _max_ei(self, i: int, best: float) -> tuple[float, np.ndarray]:
+        """``max_{x^i} EI_i`` and its full query ``(d,)`` (entries outside the set 0.5)."""
+        ctrl = list(self.task.control_sets[i])
+        d = self.task.dim
+        sobol = SobolEngine(len(ctrl), scramble=True, seed=self._sobol_seed + i)
+        Z = torch.cat(
+            [sobol.draw(self.raw_samples, dtype=torch.float64), torch.as_tensor(self.X[:, ctrl])]
+        )
+        X = torch.full((Z.shape[0], d), 0.5, dtype=torch.float64)
+        X[:, ctrl] = Z
+        with torch.no_grad():
+            values = self._ei(i, X, best)
+        order = torch.argsort(values, descending=True)[: self.n_refine]
+        best_value, best_x = float(values[order[0]]), X[order[0]].clone()
+        for k in order.tolist():
+            value, x = self._refine(i, X[k], ctrl, best)
+            if value > best_value:
+                best_value, best_x = value, x
+        return best_value, best_x.numpy()
+
+    def _refine(self, i: int, x0: Tensor, ctrl: list[int], best: float) -> tuple[float, Tensor]:
+        """L-BFGS-B on ``-EI`` over the set's variables, from ``x0``."""
+
+        def negative(z: np.ndarray) -> tuple[float, np.ndarray]:
+            x = x0.clone()
+            zt = torch.as_tensor(z, dtype=torch.float64).requires_grad_(True)
+            x[ctrl] = zt
+            value = self._ei(i, x[None], best)[0]
+            (grad,) = torch.autograd.grad(value, zt)
+            return -float(value.detach()), -grad.numpy()
+
+        z0 = x0[ctrl].numpy()
+        res = scipy.optimize.minimize(
+            negative,
+            z0,
+            jac=True,
+            method="L-BFGS-B",
+            bounds=[(0.0, 1.0)] * len(ctrl),
+            options={"maxiter": self.maxiter},
+        )
+        x = x0.clone()
+        x[ctrl] = torch.as_tensor(np.clip(res.x, 0.0, 1.0), dtype=torch.float64)
+        return -float(res.fun), x
+
+    def params(self) -> dict[str, Any]:
+        return {
+            "cooling": self.cooling,
+            "cost_prior": self.cost_prior,
+            "cost_warmup": self.cost_warmup,
+            "n_refine": self.n_refine,
+            **super().params(),
+        }

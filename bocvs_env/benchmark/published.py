@@ -1,0 +1,264 @@
+"""Published runs: a folder of two Parquet tables that every report can be recomputed from,
+without the SQLite store and without rerunning.
+
+:func:`publish` writes, into one folder (``docs/data`` for the docs):
+
+- ``runs.parquet``: one row per run, :func:`bocvs_env.benchmark.export.runs_frame`
+  (configuration, final figures, the oracle value and mean cost per set, provenance);
+- ``steps.parquet``: one row per evaluated step: the set played, the cost paid and the
+  privileged noiseless value ``g`` (every step, not downsampled: that is all the figures, tables
+  and comparisons read; the queries ``x`` and the noisy ``y`` are left out to keep it small);
+- ``sweeps.json``: the recorded sweeps' configurations by name;
+- ``README.md``: what every column means (from :data:`RUN_COLUMNS` and :data:`STEP_COLUMNS`).
+
+:class:`PublishedRuns` reads such a folder back into :class:`~bocvs_env.benchmark.store.StoredRun`
+objects with the same figures (``x`` has no columns and ``y`` is NaN), so ``bocvs table``,
+``plot``, ``compare`` and the docs' scripts read it exactly as they read a store
+(:func:`open_runs`).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from bocvs_env.benchmark.config import RunConfig, SweepConfig
+from bocvs_env.benchmark.export import PROVENANCE_COLUMNS, require_pandas, runs_frame
+from bocvs_env.benchmark.store import ResultStore, StoredRun
+from bocvs_env.evaluation import EpisodeRecord
+
+RUNS_FILE = "runs.parquet"
+STEPS_FILE = "steps.parquet"
+SWEEPS_FILE = "sweeps.json"
+README_FILE = "README.md"
+
+#: ``runs.parquet``'s columns; ``<i>`` stands for a control set's index (0 ... m-1).
+RUN_COLUMNS: dict[str, str] = {
+    "key": "the run's configuration digest (joins `steps.parquet`)",
+    "sweep": "the sweep that recorded the run",
+    "problem": "the problem's name (`bocvs_env.problems.PROBLEMS`)",
+    "cost_set": "the cost set: `cheap`, `moderate` or `expensive`",
+    "variance": "the truncated variance of every random input",
+    "budget": "the total cost the run could spend",
+    "agent": "the agent's registry name",
+    "seed": "the seed of the environment and the agent; runs of one seed pair up",
+    "agent_params": "JSON: the agent's configured keyword arguments",
+    "problem_options": "JSON: the further options of `make_problem` (noise, initial points)",
+    "evaluations": "evaluated steps (the free initial design excluded)",
+    "spent": "total cost paid",
+    "g_star": "the oracle value `g* = max_i max_x g_i(x)`",
+    "i_star": "the target set: the cheapest set within 10% of `g*`",
+    "simple_regret": "final simple regret `g* - max_t g_t` (`g*` without evaluations)",
+    "simple_regret_area": "area under simple regret against cost spent over [0, budget], "
+    "divided by the budget (`bocvs_env.metrics.simple_regret_area`)",
+    "quality_regret": "final cumulative quality regret, tolerance 0.1",
+    "cost_regret": "final cumulative cost regret, tolerance 0.1",
+    "cost_varying_regret": "final cumulative cost-weighted regret (UCB-CVS's)",
+    "target_plays": "plays of the target set `i_star`",
+    "spend_share_<i>": "share of the spend on set i",
+    "set_max_<i>": "the oracle value `max_x g_i(x)` of set i",
+    "cost_mean_<i>": "the mean cost of set i",
+    "package_version": "bocvs's version",
+    "git_commit": "the commit that ran it; `+dirty-<digest of git diff HEAD>` if tracked files had changed",
+    "numpy": "numpy's version",
+    "scipy": "scipy's version",
+    "torch": "torch's version",
+    "gpytorch": "gpytorch's version",
+    "botorch": "botorch's version",
+    "python": "Python's version",
+    "host": "the machine's name",
+    "torch_threads": "torch threads of the worker",
+    "started_at": "UTC start, ISO 8601",
+    "finished_at": "UTC end, ISO 8601",
+    "wall_s": "wall time of the run, seconds",
+    "agent_settings": "JSON: every parameter of the agent as built (defaults resolved)",
+    "problem_config": "JSON: the problem's configuration as the environment reported it",
+}
+
+#: ``steps.parquet``'s columns.
+STEP_COLUMNS: dict[str, str] = {
+    "key": "the run (`runs.parquet`'s `key`)",
+    "step": "1, 2, ... in the order played",
+    "control_set": "the set played (an index into the problem's control sets)",
+    "cost": "the cost paid; cumulated, the cost spent",
+    "g": "the privileged noiseless value `g_i(x)` of the play; simple regret after step t is "
+    "`g_star - max(0, g_1, ..., g_t)`",
+}
+
+_README = """# Published runs
+
+The runs behind the pages of `docs/`, in two tables, so that every number on those pages can
+be recomputed without the result store and without rerunning. Written by `bocvs publish`; read
+by every report command with `--data <this folder>`:
+
+```bash
+bocvs table   --data docs/data --sweep paper
+bocvs compare --data docs/data --sweep paper --agent etc
+python benchmarks/paper_claims.py --data docs/data
+```
+
+or with pandas: `pd.read_parquet("docs/data/runs.parquet")`. Every step of every run is kept
+(the traces are not downsampled); the queries `x` and the noisy observations `y` are not
+published. `sweeps.json` holds the sweeps' configurations by name.
+
+Simple regret after spending `C'` is `g_star` minus the best `g` among the steps whose
+cumulative cost is at most `C'` (0 before the first step). The curves and tables of the docs
+use nothing else.
+
+{runs}
+
+{steps}
+"""
+
+
+def _column_table(name: str, columns: Mapping[str, str], rows: int) -> str:
+    lines = [f"## `{name}` ({rows} rows)", "", "| column | meaning |", "| --- | --- |"]
+    lines += [f"| `{col}` | {text} |" for col, text in columns.items()]
+    return "\n".join(lines)
+
+
+def _documented(column: str) -> bool:
+    return column in RUN_COLUMNS or column.rstrip("0123456789") + "<i>" in RUN_COLUMNS
+
+
+def steps_table(runs: Sequence[StoredRun]) -> Any:
+    """One row per evaluated step: :data:`STEP_COLUMNS` (a pandas DataFrame)."""
+    pd = require_pandas()
+    frames = [
+        pd.DataFrame(
+            {
+                "key": run.key,
+                "step": np.arange(1, run.record.n_evaluations + 1, dtype=np.int32),
+                "control_set": run.record.control_set.astype(np.int16),
+                "cost": run.record.cost.astype(np.float64),
+                "g": run.record.g.astype(np.float64),
+            }
+        )
+        for run in runs
+    ]
+    frame = pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(columns=STEP_COLUMNS)
+    return frame.astype({"key": "category"})
+
+
+def publish(
+    runs: Sequence[StoredRun], sweeps: Mapping[str, SweepConfig], out_dir: str | Path
+) -> list[Path]:
+    """Write ``runs`` (and the sweeps they belong to) as a published folder; the files' paths.
+
+    Raises:
+        ValueError: if there are no runs, or a column is not documented in :data:`RUN_COLUMNS`.
+    """
+    if not runs:
+        raise ValueError("no runs to publish")
+    out = Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    per_run = runs_frame(runs)
+    undocumented = [c for c in per_run.columns if not _documented(c)]
+    if undocumented:
+        raise ValueError(f"columns without a description in RUN_COLUMNS: {undocumented}")
+    per_step = steps_table(runs)
+    used = {r.sweep for r in runs}
+    paths = [out / RUNS_FILE, out / STEPS_FILE, out / SWEEPS_FILE, out / README_FILE]
+    per_run.to_parquet(paths[0], index=False, compression="zstd")
+    per_step.to_parquet(paths[1], index=False, compression="zstd")
+    configs = {name: s.to_dict() for name, s in sweeps.items() if name in used}
+    paths[2].write_text(json.dumps(configs, indent=1, sort_keys=True) + "\n")
+    paths[3].write_text(
+        _README.format(
+            runs=_column_table(RUNS_FILE, RUN_COLUMNS, len(per_run)),
+            steps=_column_table(STEPS_FILE, STEP_COLUMNS, len(per_step)),
+        )
+    )
+    return paths
+
+
+def _per_set(row: Mapping[str, Any], prefix: str) -> np.ndarray:
+    values = [row[c] for c in row if c.startswith(prefix) and c[len(prefix) :].isdigit()]
+    array = np.asarray(values, dtype=np.float64)
+    return array[~np.isnan(array)]
+
+
+def _stored_run(row: Mapping[str, Any], steps: Any) -> StoredRun:
+    config = RunConfig(
+        problem=row["problem"],
+        cost_set=row["cost_set"],
+        variance=float(row["variance"]),
+        budget=float(row["budget"]),
+        agent=row["agent"],
+        seed=int(row["seed"]),
+        agent_params=json.loads(row["agent_params"]),
+        problem_options=json.loads(row["problem_options"]),
+    )
+    if config.key() != row["key"]:
+        raise ValueError(f"published run {row['key']}: its configuration does not match its key")
+    T = len(steps)
+    record = EpisodeRecord(
+        problem=config.problem,
+        agent=config.agent,
+        seed=config.seed,
+        control_set=steps["control_set"].to_numpy(np.int64),
+        x=np.empty((T, 0)),
+        y=np.full(T, np.nan),
+        cost=steps["cost"].to_numpy(np.float64),
+        g=steps["g"].to_numpy(np.float64),
+        set_max=_per_set(row, "set_max_"),
+        cost_means=_per_set(row, "cost_mean_"),
+        budget=config.budget,
+        config=json.loads(row["problem_config"]),
+    )
+    provenance = {k: row.get(k) for k in PROVENANCE_COLUMNS}
+    provenance |= {"agent_params": json.loads(row["agent_settings"]), "sweep": row["sweep"]}
+    return StoredRun(row["key"], row["sweep"], config, record, provenance)
+
+
+class PublishedRuns:
+    """A published folder (see the module docstring), read like a result store.
+
+    Raises:
+        FileNotFoundError: if ``path`` lacks one of the files.
+    """
+
+    def __init__(self, path: str | Path) -> None:
+        self.path = Path(path)
+        missing = [f for f in (RUNS_FILE, STEPS_FILE, SWEEPS_FILE) if not (self.path / f).is_file()]
+        if missing:
+            raise FileNotFoundError(f"{self.path} is not a published folder: no {missing}")
+
+    def __enter__(self) -> PublishedRuns:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        return None
+
+    def sweeps(self) -> dict[str, SweepConfig]:
+        """The published sweeps by name."""
+        data = json.loads((self.path / SWEEPS_FILE).read_text())
+        return {name: SweepConfig.from_dict(cfg) for name, cfg in sorted(data.items())}
+
+    def runs(self, keys: Iterable[str] | None = None) -> list[StoredRun]:
+        """The published runs, in published order; only those whose digest is in ``keys``."""
+        pd = require_pandas()
+        frame = pd.read_parquet(self.path / RUNS_FILE)
+        if keys is not None:
+            frame = frame[frame["key"].isin(set(keys))]
+        steps = pd.read_parquet(self.path / STEPS_FILE)
+        steps["key"] = steps["key"].astype(str)
+        steps = steps[steps["key"].isin(set(frame["key"]))]
+        by_key = {k: g.sort_values("step") for k, g in steps.groupby("key", sort=False)}
+        empty = steps.iloc[:0]
+        return [_stored_run(row, by_key.get(row["key"], empty)) for row in frame.to_dict("records")]
+
+
+def open_runs(path: str | Path) -> ResultStore | PublishedRuns:
+    """A published folder (a directory) or else a result store (a file), opened for reading.
+
+    Raises:
+        FileNotFoundError: if nothing is at ``path``.
+        StoreError: if the file is not a result store.
+    """
+    path = Path(path)
+    return PublishedRuns(path) if path.is_dir() else ResultStore(path, readonly=True)

@@ -1,0 +1,94 @@
+"""The code version of a run: the git commit that ran it and the versions of the libraries
+that decide its numbers, and the rule that one report uses runs of one version.
+
+A run's provenance (recorded by :func:`bocvs_env.benchmark.runner.run_config` and
+:meth:`bocvs_env.benchmark.store.ResultStore.add`) holds ``git_commit`` (the driver's checkout,
+see :func:`git_commit`) and the installed
+versions of :data:`KEY_DEPENDENCIES` in the worker. Runs with equal commits and equal versions
+make the same decisions; tables, plots and comparisons mixing versions would average different
+code, so :func:`check_one_version` refuses them unless told otherwise.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import subprocess
+from collections import Counter
+from collections.abc import Mapping, Sequence
+from importlib.metadata import PackageNotFoundError, version
+from pathlib import Path
+from typing import Any, Protocol
+
+#: The libraries whose versions are part of a run's code version.
+KEY_DEPENDENCIES = ("numpy", "scipy", "torch", "gpytorch", "botorch")
+
+
+class MixedVersionsError(ValueError):
+    """Runs of more than one code version were selected for one report."""
+
+
+class _HasProvenance(Protocol):
+    provenance: dict[str, Any]
+
+
+def dependency_versions() -> dict[str, str | None]:
+    """The installed versions of :data:`KEY_DEPENDENCIES` (``None`` if one is missing)."""
+    out: dict[str, str | None] = {}
+    for name in KEY_DEPENDENCIES:
+        try:
+            out[name] = version(name)
+        except PackageNotFoundError:
+            out[name] = None
+    return out
+
+
+def git_commit(path: Path | None = None) -> str | None:
+    """The commit of the git checkout holding ``path`` (this package by default); if tracked
+    files changed, followed by ``+dirty-`` and the first 10 hex digits of the sha256 of
+    ``git diff HEAD``, so that two different edits of one commit are two versions. ``None``
+    outside a checkout or without git."""
+    where = path or Path(__file__).resolve().parent
+
+    def git(*args: str) -> str:
+        return subprocess.run(
+            ["git", "-C", str(where), *args], capture_output=True, text=True, check=True, timeout=10
+        ).stdout
+
+    try:
+        head = git("rev-parse", "HEAD").strip()
+        diff = git("diff", "HEAD", "--no-ext-diff", "--no-color")
+    except (OSError, subprocess.SubprocessError):
+        return None
+    return head + (f"+dirty-{hashlib.sha256(diff.encode()).hexdigest()[:10]}" if diff else "")
+
+
+def code_version(provenance: Mapping[str, Any]) -> str:
+    """A run's code version as one short string, e.g.
+    ``"03daaf0 (numpy 2.4.6, scipy 1.17.1, torch 2.13.0+cpu, gpytorch 1.15.2, botorch 0.18.1)"``.
+
+    The commit is shortened to 7 characters (a ``+dirty-<digest>`` suffix kept); a library the provenance does not
+    name (runs recorded before it was) shows as ``?``, a run without a commit as ``no commit``.
+    """
+    commit = provenance.get("git_commit")
+    if commit:
+        head, _, dirty = str(commit).partition("+")
+        name = head[:7] + (f"+{dirty}" if dirty else "")
+    else:
+        name = "no commit"
+    libs = ", ".join(f"{lib} {provenance.get(lib) or '?'}" for lib in KEY_DEPENDENCIES)
+    return f"{name} ({libs})"
+
+
+def check_one_version(runs: Sequence[_HasProvenance], allow_mixed: bool = False) -> None:
+    """Refuse runs of several code versions (:func:`code_version`) unless ``allow_mixed``.
+
+    Raises:
+        MixedVersionsError: naming every version found and its number of runs, in one line.
+    """
+    counts = Counter(code_version(r.provenance) for r in runs)
+    if len(counts) > 1 and not allow_mixed:
+        found = "; ".join(f"{v}: {n} runs" for v, n in sorted(counts.items()))
+        raise MixedVersionsError(
+            f"the selected runs come from {len(counts)} code versions ({found}); select runs "
+            "of one version, or pass --allow-mixed-versions"
+        )

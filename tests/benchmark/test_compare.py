@@ -1,0 +1,117 @@
+"""Paired comparisons of agents by seed (:mod:`bocvs_env.benchmark.compare`)."""
+
+from __future__ import annotations
+
+import csv
+import json
+from pathlib import Path
+
+import pytest
+from bench_helpers import hand_run, win_and_tie_runs
+
+from bocvs_env.benchmark.cli import main
+from bocvs_env.benchmark.compare import compare_runs, comparison_markdown, tally
+
+
+def _final(rows: list, agent: str, reference: str, metric: str = "final") -> object:
+    (row,) = [r for r in rows if (r.agent, r.reference, r.metric) == (agent, reference, metric)]
+    return row
+
+
+def test_constant_paired_difference_is_the_interval() -> None:
+    # a's final regret is 0.25 below b's on every seed (g* = 1)
+    runs = [hand_run("a", s, [0.5, 0.75]) for s in range(4)]
+    runs += [hand_run("b", s, [0.5]) for s in range(4)]
+    (final,) = compare_runs(runs, metric_names=["final"], n_resamples=200)
+    assert (final.agent, final.reference) == ("a", "b")
+    iv = final.interval
+    assert iv.mean == pytest.approx(-0.25) and iv.low == pytest.approx(-0.25)
+    assert iv.high == pytest.approx(-0.25) and final.verdict() == "win"
+    assert final.seeds == (0, 1, 2, 3) and final.unpaired == {"a": (), "b": ()}
+
+
+def test_area_difference_by_hand() -> None:
+    # budget 10, steps of cost 1: a's regret is 1 then 0.5 from cost 1 on, 0 from cost 2 on,
+    # area (1 + 0.5) / 10; b's is 1 then 0.5 to the end: (1 + 9 * 0.5) / 10
+    runs = [hand_run("a", s, [0.5, 1.0]) for s in range(3)]
+    runs += [hand_run("b", s, [0.5]) for s in range(3)]
+    (area,) = compare_runs(runs, metric_names=["area"], n_resamples=100)
+    assert area.interval.mean == pytest.approx(0.15 - 0.55)
+    assert area.verdict() == "win"
+
+
+def test_pairing_drops_unpaired_seeds_and_says_so() -> None:
+    runs = [hand_run("a", s, [0.5]) for s in (0, 1, 2, 5)]
+    runs += [hand_run("b", s, [0.5]) for s in (1, 2, 3)]
+    (final,) = compare_runs(runs, metric_names=["final"], n_resamples=100)
+    assert final.seeds == (1, 2) and final.interval.n == 2
+    assert final.unpaired == {"a": (0, 5), "b": (3,)}
+    text = comparison_markdown([final])
+    assert "a's seeds 0, 5 have no b run here and were dropped." in text
+    assert "b's seeds 3 have no a run here and were dropped." in text
+    assert final.row()["unpaired"] == "a: 0 5; b: 3"
+
+
+def test_ties_where_the_interval_holds_zero_and_the_tally() -> None:
+    # cheap panel: a better on every seed; moderate panel: a better on one seed, worse on another
+    runs = win_and_tie_runs("a", "b")
+    rows = compare_runs(runs, metric_names=["final"], n_resamples=500)
+    verdicts = {r.panel.cost_set: r.verdict() for r in rows}
+    assert verdicts == {"cheap": "win", "moderate": "tie"}
+    counts = tally(rows)[("a", "b", "final")]
+    assert (counts["win"], counts["tie"], counts["loss"]) == (1, 1, 0)
+    assert "| a | b | 1 / 1 / 0 |" in comparison_markdown(rows)
+
+
+def test_agent_and_reference_choose_the_pairs() -> None:
+    runs = [hand_run(a, s, [0.5]) for a in ("x", "y", "z") for s in range(2)]
+
+    def pairs(**kw: str) -> list[tuple[str, str]]:
+        return [
+            (r.agent, r.reference)
+            for r in compare_runs(runs, metric_names=["final"], n_resamples=10, **kw)
+        ]
+
+    assert pairs() == [("x", "y"), ("x", "z"), ("y", "z")]
+    assert pairs(agent="y") == [("y", "x"), ("y", "z")]
+    assert pairs(reference="y") == [("x", "y"), ("z", "y")]
+    assert pairs(agent="z", reference="x") == [("z", "x")]
+    with pytest.raises(ValueError, match="reference 'w' has no runs"):
+        compare_runs(runs, reference="w")
+    with pytest.raises(ValueError, match="unknown metrics"):
+        compare_runs(runs, metric_names=["speed"])
+
+
+def test_evaluations_are_higher_is_better() -> None:
+    runs = [hand_run("a", s, [0.5] * 6, cost=[0.5] * 6) for s in range(3)]
+    runs += [hand_run("b", s, [0.5] * 3) for s in range(3)]
+    (evals,) = compare_runs(runs, metric_names=["evaluations"], n_resamples=100)
+    assert evals.interval.mean == 3.0 and evals.verdict() == "win"
+
+
+def test_two_runs_of_one_seed_are_refused() -> None:
+    runs = [hand_run("a", 0, [0.5]), hand_run("b", 0, [0.5])]
+    runs.append(hand_run("a", 0, [0.5], budget=10.0))
+    with pytest.raises(ValueError, match="two runs of seed 0"):
+        compare_runs(runs)
+
+
+def test_compare_command_writes_markdown_json_and_csv(
+    two_agent_store: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    js, cs = tmp_path / "c.json", tmp_path / "c.csv"
+    argv = ["compare", "--store", str(two_agent_store), "--reference", "random"]
+    argv += ["--resamples", "300", "--json", str(js), "--csv", str(cs)]
+    assert main(argv) == 0
+    out = capsys.readouterr().out
+    assert "| etc | random | 2 |" in out and "### Win / tie / loss over 1 panels" in out
+    rows = json.loads(js.read_text())
+    assert [(r["agent"], r["reference"], r["metric"]) for r in rows] == [
+        ("etc", "random", "final"),
+        ("etc", "random", "area"),
+    ]
+    assert all(r["pairs"] == 2 and r["seeds"] == "0 1" for r in rows)
+    with cs.open() as f:
+        assert [r["verdict"] for r in csv.DictReader(f)] == [r["verdict"] for r in rows]
+    assert main(["compare", "--store", str(two_agent_store), "--metrics", "speed"]) == 2
+    assert "unknown metrics ['speed']" in capsys.readouterr().err

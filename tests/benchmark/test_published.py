@@ -1,0 +1,128 @@
+"""Published runs (:mod:`bocvs_env.benchmark.published`): the reports computed from the
+published folder alone equal the ones computed from the store."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+from bench_helpers import load_benchmark_script, tiny_sweep
+
+from bocvs_env.benchmark.cli import main
+from bocvs_env.benchmark.compare import compare_runs
+from bocvs_env.benchmark.published import (
+    RUNS_FILE,
+    STEP_COLUMNS,
+    STEPS_FILE,
+    PublishedRuns,
+    open_runs,
+    publish,
+)
+from bocvs_env.benchmark.store import ResultStore, StoredRun
+from bocvs_env.benchmark.tables import summary_markdown
+
+REPO = Path(__file__).resolve().parents[2]
+paper_claims = load_benchmark_script("paper_claims")
+
+
+@pytest.fixture
+def published(two_agent_store: Path, tmp_path: Path) -> Path:
+    out = tmp_path / "data"
+    assert main(["publish", "--store", str(two_agent_store), "--out", str(out)]) == 0
+    return out
+
+
+def test_a_panel_table_from_the_published_file_equals_the_page(
+    two_agent_store: Path, published: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    page = tmp_path / "tables.md"
+    assert main(["table", "--store", str(two_agent_store), "--out", str(page)]) == 0
+    capsys.readouterr()
+    assert main(["table", "--data", str(published)]) == 0
+    again = capsys.readouterr().out
+    assert again.rstrip("\n") == page.read_text().rstrip("\n")
+    assert "| etc | 2 |" in again and "| random | 2 |" in again
+
+
+def test_published_runs_give_the_same_figures(two_agent_store: Path, published: Path) -> None:
+    with ResultStore(two_agent_store, create=False) as store:
+        stored = store.runs()
+    with open_runs(published) as source:
+        assert isinstance(source, PublishedRuns)
+        back = source.runs()
+        assert source.sweeps() == {"tiny": tiny_sweep()}
+    assert [r.key for r in back] == [r.key for r in stored]
+    (one,) = PublishedRuns(published).runs([stored[1].key])
+    assert one.key == stored[1].key
+    np.testing.assert_array_equal(one.record.g, stored[1].record.g)
+    for a, b in zip(stored, back, strict=True):
+        assert a.config == b.config
+        for name in ("control_set", "cost", "g", "set_max", "cost_means"):
+            np.testing.assert_array_equal(getattr(a.record, name), getattr(b.record, name))
+        assert b.provenance["git_commit"] == "c" * 40
+    assert summary_markdown(back) == summary_markdown(stored)
+    rows = [c.row() for c in compare_runs(stored, n_resamples=200)]
+    assert rows and rows == [c.row() for c in compare_runs(back, n_resamples=200)]
+    assert paper_claims.claims_markdown(back, 200) == paper_claims.claims_markdown(stored, 200)
+
+
+def test_plot_and_export_read_the_published_folder(published: Path, tmp_path: Path) -> None:
+    assert main(["plot", "--data", str(published), "--out", str(tmp_path / "p")]) == 0
+    assert len(list((tmp_path / "p").glob("*.png"))) == 4
+    out = tmp_path / "steps.csv"
+    assert main(["export", "--data", str(published), "--out", str(out), "--level", "steps"]) == 0
+    steps = pd.read_csv(out)
+    assert steps["y"].isna().all() and "x_0" not in steps  # not published
+    assert steps["simple_regret"].notna().all()
+
+
+def test_readme_documents_every_column(published: Path) -> None:
+    readme = (published / "README.md").read_text()
+    runs = pd.read_parquet(published / RUNS_FILE)
+    for column in runs.columns:
+        name = column.rstrip("0123456789") + "<i>" if column[-1].isdigit() else column
+        assert f"| `{name}` |" in readme, column
+    steps = pd.read_parquet(published / STEPS_FILE)
+    assert list(steps.columns) == list(STEP_COLUMNS)
+    assert all(f"| `{c}` |" in readme for c in STEP_COLUMNS)
+    assert f"({len(steps)} rows)" in readme
+
+
+def test_a_tampered_row_is_refused(published: Path) -> None:
+    runs = pd.read_parquet(published / RUNS_FILE)
+    runs.loc[0, "seed"] = 99
+    runs.to_parquet(published / RUNS_FILE, index=False)
+    with pytest.raises(ValueError, match="does not match its key"):
+        PublishedRuns(published).runs()
+
+
+def test_not_a_published_folder(tmp_path: Path) -> None:
+    with pytest.raises(FileNotFoundError, match="not a published folder"):
+        PublishedRuns(tmp_path)
+    with pytest.raises(ValueError, match="no runs to publish"):
+        publish([], {}, tmp_path / "out")
+
+
+def test_steps_keep_every_step(published: Path, two_agent_store: Path) -> None:
+    with ResultStore(two_agent_store, create=False) as store:
+        stored: list[StoredRun] = store.runs()
+    steps = pd.read_parquet(published / STEPS_FILE)
+    assert len(steps) == sum(r.record.n_evaluations for r in stored)
+
+
+DOCS_DATA = REPO / "docs" / "data"
+
+
+@pytest.mark.skipif(
+    not (DOCS_DATA / RUNS_FILE).is_file(), reason="docs/data is published by the paper rerun"
+)
+def test_docs_pages_are_recomputed_from_the_published_data(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    assert main(["table", "--data", str(DOCS_DATA), "--sweep", "paper"]) == 0
+    assert capsys.readouterr().out == (REPO / "docs" / "paper" / "tables.md").read_text()
+    with PublishedRuns(DOCS_DATA) as source:
+        runs = paper_claims.select_runs(source.runs(), "paper")
+    assert paper_claims.claims_markdown(runs) == (REPO / "docs" / "paper" / "claims.md").read_text()
