@@ -73,6 +73,7 @@ def read_only(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Callable[[Pa
             subprocess.run(item, check=True)
 
 
+@pytest.fixture
 def two_agent_store(store_path: Path, tiny_results: list[RunResult]) -> Path:
     """The tiny sweep's random runs, plus the same runs relabelled as a second agent with
     their last step dropped (so that there is something to compare), at one commit."""
