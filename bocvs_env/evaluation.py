@@ -4,15 +4,13 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import gymnasium as gym
 import numpy as np
 
+from bocvs_env.agent import Agent
 from bocvs_env.env import BOCVSEnv
-
-if TYPE_CHECKING:
-    from agents.base import Agent
 
 PRIVILEGED_KEY = "privileged"
 
@@ -77,7 +75,7 @@ def run_episode(
 
     Args:
         env: a :class:`~bocvs_env.env.BOCVSEnv`, possibly wrapped (as by ``gymnasium.make``).
-        agent: anything following :class:`agents.base.Agent`.
+        agent: anything following :class:`bocvs_env.agent.Agent`.
         seed: seeds the environment's reset and the agent.
         progress: called as ``progress(spent, budget)`` after every step, for progress bars.
 
