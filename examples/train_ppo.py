@@ -75,8 +75,8 @@ class ProgressLines(BaseCallback):
 
 @dataclass
 class Args:
-    train_id: str = "bocvs/RotatedHartmann3Family-Train-v0"
-    test_id: str = "bocvs/RotatedHartmann3Family-Test-v0"
+    train_id: str = "bocvs/RotatedHartmann3Family-Train-v1"
+    test_id: str = "bocvs/RotatedHartmann3Family-Test-v1"
     cost_set: str = "moderate"
     budget: float = 5.0
     reward: str = "y"  # or "improvement" (of the best y seen): see HistoryObservation
