@@ -6,8 +6,8 @@ import gymnasium as gym
 import numpy as np
 import pytest
 import torch
-from stable_baselines3 import PPO
 from gymnasium.utils.env_checker import check_env as gym_check_env
+from stable_baselines3 import PPO
 from stable_baselines3.common.env_checker import check_env as sb3_check_env
 
 import bocvs_env
