@@ -70,12 +70,18 @@ def assert_stored_runs_of_first_set_agent(store_path: Path, agent: str, value: f
     assert np.all(record.x[:, controlled] == value)
 
 
+def run_and_check(tmp_path: Path, agent: str, *options: str, value: float = 0.5) -> None:
+    """``bocvs run`` of ``agent`` (flags, or a sweep file among ``options``) stores one run
+    with :class:`FirstSetAgent`'s records at ``value``."""
+    store = tmp_path / "s.db"
+    sweep = options or (*RUN, "--agents", agent)
+    assert main([*sweep, "--store", str(store), "--no-plot"]) == 0
+    assert_stored_runs_of_first_set_agent(store, agent, value)
+
+
 def test_agent_by_module_and_class(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     outside_module(tmp_path / "elsewhere", "outsider_by_path", monkeypatch)
-    agent = "outsider_by_path:FirstSetAgent"
-    store = tmp_path / "s.db"
-    assert main([*RUN, "--agents", agent, "--store", str(store), "--no-plot"]) == 0
-    assert_stored_runs_of_first_set_agent(store, agent, 0.5)
+    run_and_check(tmp_path, "outsider_by_path:FirstSetAgent")
 
 
 def test_agent_by_module_and_class_in_a_sweep_file(
@@ -88,10 +94,7 @@ def test_agent_by_module_and_class_in_a_sweep_file(
         f'name = "outside"\nproblems = ["hartmann3"]\nbudgets = [2]\nseeds = 1\n'
         f'agents = ["{agent}"]\n[agent_params."{agent}"]\nvalue = 0.25\n'
     )
-    store = tmp_path / "s.db"
-    argv = ["run", "--config", str(config), "--workers", "1", "--store", str(store), "--no-plot"]
-    assert main(argv) == 0
-    assert_stored_runs_of_first_set_agent(store, agent, 0.25)
+    run_and_check(tmp_path, agent, "run", "--config", str(config), "--workers", "1", value=0.25)
 
 
 def test_agent_by_entry_point(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -102,9 +105,7 @@ def test_agent_by_entry_point(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -
     (dist_info / "entry_points.txt").write_text(
         "[bocvs.agents]\nfirst-set = outsider_by_entry_point:FirstSetAgent\n"
     )
-    store = tmp_path / "s.db"
-    assert main([*RUN, "--agents", "first-set", "--store", str(store), "--no-plot"]) == 0
-    assert_stored_runs_of_first_set_agent(store, "first-set", 0.5)
+    run_and_check(tmp_path, "first-set")
 
 
 def test_an_unknown_or_unimportable_agent_is_a_clear_error(
@@ -124,7 +125,4 @@ def test_ray_workers_resolve_an_agent_by_module_and_class(
 ) -> None:
     outside_module(tmp_path / "elsewhere", "outsider_on_ray", monkeypatch)
     agent = "outsider_on_ray:FirstSetAgent"
-    store = tmp_path / "s.db"
-    argv = [*RUN, "--agents", agent, "--executor", "ray", "--store", str(store), "--no-plot"]
-    assert main(argv) == 0
-    assert_stored_runs_of_first_set_agent(store, agent, 0.5)
+    run_and_check(tmp_path, agent, *RUN, "--agents", agent, "--executor", "ray")
