@@ -95,7 +95,13 @@ MODEL_AGENTS = sorted(set(NEEDS_PARAMS) - {"random"})
 PLAYABLE = sorted(n for n, needs in NEEDS_PARAMS.items() if "model" not in needs)
 
 
-@pytest.mark.parametrize("problem_name", sorted(PROBLEMS))
+#: Every built-in problem; full episodes on airfoil are long (slow: ETC's alone takes a minute).
+FULL_EPISODE_PROBLEMS = [
+    pytest.param(p, marks=pytest.mark.slow) if p == "airfoil" else p for p in sorted(PROBLEMS)
+]
+
+
+@pytest.mark.parametrize("problem_name", FULL_EPISODE_PROBLEMS)
 @pytest.mark.parametrize("name", PLAYABLE)
 def test_agent_plays_a_full_episode(name: str, problem_name: str, request) -> None:
     needs_data = PROBLEMS[problem_name].needs_data

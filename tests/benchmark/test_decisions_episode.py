@@ -9,6 +9,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from agents.etc import ETCAgent
 from bocvs_env.problems import Problem
 
@@ -25,6 +27,7 @@ def episode(tmp_path: Path, *options: str) -> dict[str, Any]:
     return report
 
 
+@pytest.mark.slow
 def test_episode_runs_with_the_given_tolerance_schedule_and_initial_points(
     tmp_path: Path,
 ) -> None:

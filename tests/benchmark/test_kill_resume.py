@@ -11,6 +11,7 @@ import sys
 import time
 from pathlib import Path
 
+import pytest
 from bench_helpers import assert_same_traces, run_in_process
 
 from bocvs_env.benchmark.config import SweepConfig
@@ -54,6 +55,7 @@ def _group_ends(pgid: int, timeout: float) -> bool:
     return False
 
 
+@pytest.mark.slow
 def test_sigkill_then_resume_matches_an_uninterrupted_sweep(tmp_path: Path, tiny_results) -> None:
     config = tmp_path / "kill.toml"
     config.write_text(CONFIG)
