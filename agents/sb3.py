@@ -1,4 +1,4 @@
-"""A trained Stable-Baselines3 policy as an :class:`~agents.base.Agent`.
+"""A trained Stable-Baselines3 policy as an :class:`~bocvs_env.agent.Agent`.
 
 The policy was trained on an environment wrapped by :func:`bocvs_env.wrappers.wrap_sb3`; the
 adapter applies the same observation transform (:class:`~bocvs_env.wrappers.HistoryFeatures`)
