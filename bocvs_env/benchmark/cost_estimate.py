@@ -2,7 +2,7 @@
 
 Running the whole ``paper`` preset at the references' speed would take days, so the "before"
 figure is an estimate: every round of a model-based agent is charged one reference-style
-decision (:mod:`agents.reference`: the 7-set UCB maximization) at the number of observations it
+decision (:mod:`bocvs_env.benchmark.reference`: the 7-set UCB maximization) at the number of observations it
 had then, timed by interpolating, in log-log, the reference decisions measured by
 ``benchmarks/decisions.py`` (constant below the smallest measured size, the last measured slope
 above the largest). A model-free agent is charged its measured time. The "after" figure is each

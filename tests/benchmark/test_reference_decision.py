@@ -1,4 +1,5 @@
-"""The reference-style decision of ``agents/reference.py`` (the decision benchmark's baseline) is sane."""
+"""The reference-style decision of ``bocvs_env.benchmark.reference`` (the decision benchmark's
+baseline) is sane."""
 
 from __future__ import annotations
 
@@ -6,8 +7,8 @@ import numpy as np
 import pytest
 import torch
 
-from agents import reference
 from agents.surrogate import GPSurrogate
+from bocvs_env.benchmark import reference
 from bocvs_env.problems import make_problem
 
 
