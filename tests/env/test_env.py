@@ -154,4 +154,4 @@ def test_an_id_of_the_old_version_is_deprecated() -> None:
         pytest.warns(DeprecationWarning, match="out of date"),
         pytest.raises(gym.error.DeprecatedEnv, match="bocvs/Hartmann3-v1"),
     ):
-        gym.make("bocvs/Hartmann3-v1")
+        gym.make("bocvs/Hartmann3-v0")
