@@ -14,7 +14,7 @@ from bench_helpers import hand_run, win_and_tie_runs
 from bocvs_env.benchmark import claims
 from bocvs_env.benchmark.compare import compare_runs
 from bocvs_env.benchmark.panels import group_panels
-from bocvs_env.benchmark.store import ResultStore, StoredRun
+from bocvs_env.benchmark.store import StoredRun
 
 
 def test_spend_shares_partition_the_spend(stored_runs: list[StoredRun]) -> None:
@@ -68,10 +68,12 @@ def test_runs_are_selected_by_sweep_seed_and_problem(stored_runs: list[StoredRun
     assert claims.select_runs(stored_runs, sweep, problems=["plant"]) == []
 
 
-def test_the_script_prints_a_table_per_panel(filled_store: ResultStore) -> None:
+def test_the_script_prints_the_page(two_agent_store: Path) -> None:
     script = Path(__file__).resolve().parents[2] / "benchmarks" / "paper_claims.py"
-    cmd = [sys.executable, str(script), "--store", str(filled_store.path), "--sweep", "tiny"]
+    cmd = [sys.executable, str(script), "--store", str(two_agent_store), "--sweep", "tiny"]
     done = subprocess.run([*cmd, "--resamples", "50"], capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stderr
     assert "### hartmann3 · cheap · var 0.02 · C=3" in done.stdout
-    assert "| random | 2 |" in done.stdout
+    assert "| random | 2 |" in done.stdout and "| etc | 2 |" in done.stdout
+    for _, title in claims.CLAIMS:
+        assert f"#### {title}" in done.stdout
