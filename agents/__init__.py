@@ -1,4 +1,8 @@
-"""agents: the explore-then-commit policy of Hoang et al. (2025) and its baselines."""
+"""agents: the explore-then-commit policy of Hoang et al. (2025) and its baselines.
+
+Each agent registers by name in the ``bocvs.agents`` entry-point group (``pyproject.toml``);
+:func:`make_agent` builds one by that name or by ``"module:Class"``.
+"""
 
 from agents.base import Agent, BaseAgent
 from agents.cost_ei import CostCooledEIAgent
@@ -8,11 +12,10 @@ from agents.fetc import FETCAgent
 from agents.model_based import ModelBasedAgent
 from agents.psq import TSPSQAgent, UCBPSQAgent
 from agents.random import RandomAgent
-from agents.registry import AGENTS, make_agent
 from agents.sadcbo import SADCBOAgent
+from bocvs_env.agent_registration import make_agent, registered_agents
 
 __all__ = [
-    "AGENTS",
     "Agent",
     "BaseAgent",
     "CostCooledEIAgent",
@@ -27,4 +30,5 @@ __all__ = [
     "UCBCVSAgent",
     "UCBPSQAgent",
     "make_agent",
+    "registered_agents",
 ]

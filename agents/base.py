@@ -1,57 +1,21 @@
-"""The Agent protocol: how any learner drives a BOCVS environment.
+"""The base class of the built-in agents.
 
-One loop serves every learner (see :func:`bocvs_env.evaluation.run_episode`)::
-
-    obs, info = env.reset(seed=seed)
-    agent.reset(env.unwrapped.task, obs, info, seed=seed)
-    while True:
-        action = agent.act(obs)
-        obs, reward, terminated, truncated, info = env.step(action)
-        agent.observe(action, obs, reward, terminated, truncated, info)
-        if terminated or truncated:
-            break
-
-``info`` never carries the privileged ``"privileged"`` entry when it reaches an agent.
+The contract every agent follows, :class:`~bocvs_env.agent.Agent`, and the
+:data:`~bocvs_env.agent.Observation` and :data:`~bocvs_env.agent.Action` aliases belong to the
+environment side (:mod:`bocvs_env.agent`); they are re-exported here for convenience.
 """
 
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from typing import Any, Protocol, runtime_checkable
+from typing import Any, ClassVar
 
 import numpy as np
 
+from bocvs_env.agent import Action, Agent, Observation
 from bocvs_env.task import Task
 
-Observation = dict[str, Any]
-Action = dict[str, Any]
-
-
-@runtime_checkable
-class Agent(Protocol):
-    """Anything with these four members can be run, benchmarked and compared."""
-
-    name: str
-
-    def reset(
-        self, task: Task, observation: Observation, info: dict[str, Any], seed: int | None = None
-    ) -> None:
-        """Start an episode: the public task, the reset observation and info (with the free
-        initial design ``initial_x``, ``initial_y``) and a seed for the agent's own randomness."""
-
-    def act(self, observation: Observation) -> Action:
-        """Return ``{"control_set": int, "x": ndarray of shape (d,)}`` for the next step."""
-
-    def observe(
-        self,
-        action: Action,
-        observation: Observation,
-        reward: float,
-        terminated: bool,
-        truncated: bool,
-        info: dict[str, Any],
-    ) -> None:
-        """Learn from the step's outcome (``info["evaluated"]`` says whether it was played)."""
+__all__ = ["Action", "Agent", "BaseAgent", "Observation"]
 
 
 class BaseAgent(ABC):
@@ -64,6 +28,10 @@ class BaseAgent(ABC):
     """
 
     name = "base"
+    #: Keyword arguments the agent cannot be built without (see :mod:`bocvs_env.agent`).
+    required_params: ClassVar[tuple[str, ...]] = ()
+    #: Privileged knowledge the benchmark must grant it, by name (see :mod:`bocvs_env.agent`).
+    privileged_params: ClassVar[tuple[str, ...]] = ()
 
     def __init__(self) -> None:
         self.decisions: list[dict[str, Any]] = []

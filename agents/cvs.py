@@ -4,7 +4,7 @@ ETC-50 variant."""
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 
@@ -53,6 +53,9 @@ class UCBCVSAgent(ModelBasedAgent):
 
     name = "ucb-cvs"
     cost_source = "true"
+    required_params: ClassVar[tuple[str, ...]] = ("costs",)
+    #: The benchmark grants the problem's true mean costs as ``costs``.
+    privileged_params: ClassVar[tuple[str, ...]] = ("costs",)
 
     def __init__(
         self,
@@ -123,6 +126,8 @@ class EstimatedCostUCBCVSAgent(UCBCVSAgent):
     """
 
     name = "ucb-cvs-est"
+    required_params = ()
+    privileged_params = ()
     cost_source = "estimated"
 
     def __init__(self, eps0: float = 2.0, cutoff: float | None = None, **model: Any) -> None:

@@ -1,4 +1,4 @@
-"""A trained Stable-Baselines3 policy as an :class:`~agents.base.Agent`.
+"""A trained Stable-Baselines3 policy as an :class:`~bocvs_env.agent.Agent`.
 
 The policy was trained on an environment wrapped by :func:`bocvs_env.wrappers.wrap_sb3`; the
 adapter applies the same observation transform (:class:`~bocvs_env.wrappers.HistoryFeatures`)
@@ -11,12 +11,12 @@ from __future__ import annotations
 
 import importlib
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 import torch
 
-from agents.base import Action, Observation
+from bocvs_env.agent import Action, Observation
 from bocvs_env.task import Task
 from bocvs_env.wrappers import HistoryFeatures, flat_to_action
 
@@ -39,6 +39,9 @@ class SB3Agent:
         ValueError: at :meth:`reset`, when the model's observation or action shape does not fit
             the task (it was trained on a problem of another size).
     """
+
+    #: A trained model cannot be made up: the benchmark's sweeps must give its path.
+    required_params: ClassVar[tuple[str, ...]] = ("model",)
 
     def __init__(
         self,

@@ -5,7 +5,7 @@ For ``hartmann6_12d`` (cheap costs, variance 0.02) it builds one seeded data set
 environment (uniform random sets and queries) and, for each ``n`` of ``--sizes``, times on its
 first ``n`` observations:
 
-- ``reference``: the reference-style decision of ``benchmarks/reference.py`` (a GP factorized
+- ``reference``: the reference-style decision of ``bocvs_env/benchmark/reference.py`` (a GP factorized
   from scratch, 1,024 i.i.d. samples, random search and L-BFGS-B on finite differences), UCB
   over all 7 sets, GP fit included;
 - ``ucb-psq``: UCB-PSQ's decision through the agent's own surrogate and acquisition
@@ -82,7 +82,7 @@ def _task_and_data(data: str, n: int) -> tuple[Any, np.ndarray, np.ndarray]:
 
 
 def _reference_repeat(task: Any, X: np.ndarray, y: np.ndarray, seed: int) -> dict[str, Any]:
-    from benchmarks.reference import ReferenceGP, reference_decision
+    from bocvs_env.benchmark.reference import ReferenceGP, reference_decision
 
     t0 = time.perf_counter()
     gp = ReferenceGP.fit(X, y)
@@ -161,7 +161,7 @@ def _worker_decisions(args: argparse.Namespace) -> dict[str, Any]:
 
 def _worker_quality(args: argparse.Namespace) -> dict[str, Any]:
     """Common ``E[bound]`` of the points in ``args.points`` (a JSON list of [bound, set, x])."""
-    from benchmarks.reference import ReferenceGP, common_expected_bound
+    from bocvs_env.benchmark.reference import ReferenceGP, common_expected_bound
 
     task, X, y = _task_and_data(args.data, args.n)
     gp = ReferenceGP.fit(X, y)
@@ -579,7 +579,6 @@ def main() -> None:
         _parent(args)
         return
     _set_threads(args.threads)
-    sys.path.insert(0, str(REPO))  # for benchmarks.reference
     work = {"decisions": _worker_decisions, "quality": _worker_quality,
             "episode": _worker_episode}[args.worker]  # fmt: skip
     Path(args.result).write_text(json.dumps(work(args)))

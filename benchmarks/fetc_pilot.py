@@ -20,7 +20,7 @@ from typing import Any
 import numpy as np
 import torch
 
-from agents.registry import make_agent
+from agents import make_agent
 from bocvs_env.env import BOCVSEnv
 from bocvs_env.evaluation import run_episode
 from bocvs_env.metrics import summarize

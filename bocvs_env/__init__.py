@@ -1,7 +1,7 @@
 """bocvs_env: Bayesian optimization with cost-varying variable subsets as a Gymnasium environment.
 
-Importing the package registers ``bocvs/<Problem>-v0`` for every built-in problem, e.g.
-``gymnasium.make("bocvs/Hartmann6in12D-v0", cost_set="moderate", variance=0.04)``. The classes
+Importing the package registers ``bocvs/<Problem>-v1`` for every built-in problem, e.g.
+``gymnasium.make("bocvs/Hartmann6in12D-v1", cost_set="moderate", variance=0.04)``. The classes
 below load on first use (:mod:`bocvs_env.lazy`): importing the package, or the ``bocvs`` CLI,
 does not import torch.
 """

@@ -50,10 +50,11 @@ class BOCVSEnv(gym.Env[ObsType, ActType]):
     * ``x``: ``Box(0, 1, (d,))``, the last full query, controlled and drawn parts together;
     * ``y``: ``Box(-max_float64, max_float64, (1,))``, its noisy observation (unbounded);
     * ``cost``: ``Box(0, budget, (1,))``, the cost paid for it (a paid cost fits the budget);
-    * ``control_set``: ``Discrete(m + 1, start=-1)``, the set played (-1 before any play);
+    * ``control_set``: ``Discrete(m + 1)``, the set played, ``0 .. m - 1`` as in the action,
+      or ``m`` before any play ("no set played yet");
     * ``remaining_budget``: ``Box(0, budget, (1,))``, what is left to spend (Markov state).
 
-    After reset, ``x``, ``y`` and ``cost`` are zero and ``control_set`` is -1.
+    After reset, ``x``, ``y`` and ``cost`` are zero and ``control_set`` is ``m``.
 
     ## Rewards
     The observed ``y`` of an evaluated step (``f >= 0`` by construction) and 0 for the final,
@@ -87,6 +88,10 @@ class BOCVSEnv(gym.Env[ObsType, ActType]):
     trajectory, and two agents on one seed see the same cost sequence per set.
 
     ## Version History
+    * v1: the observation's ``control_set`` is ``Discrete(m + 1)`` with ``m`` for "no set played
+      yet" (v0: ``Discrete(m + 1, start=-1)`` with ``-1``), so that libraries that support only
+      start-0 ``Discrete`` spaces (Stable-Baselines3's ``MultiInputPolicy``) take the observation
+      as is.
     * v0: initial version.
     """
 
@@ -120,7 +125,7 @@ class BOCVSEnv(gym.Env[ObsType, ActType]):
                 "x": spaces.Box(0.0, 1.0, (d,), np.float64),
                 "y": spaces.Box(-_BIG, _BIG, (1,), np.float64),
                 "cost": spaces.Box(0.0, budget, (1,), np.float64),
-                "control_set": spaces.Discrete(m + 1, start=-1),
+                "control_set": spaces.Discrete(m + 1),
                 "remaining_budget": spaces.Box(0.0, budget, (1,), np.float64),
             }
         )
@@ -163,7 +168,7 @@ class BOCVSEnv(gym.Env[ObsType, ActType]):
             "x": np.zeros(self.problem.dim),
             "y": np.zeros(1),
             "cost": np.zeros(1),
-            "control_set": np.int64(-1),
+            "control_set": np.int64(self.problem.n_sets),  # no set played yet
             "remaining_budget": np.array([float(self.problem.budget)]),
         }
 

@@ -5,16 +5,14 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import gymnasium as gym
 import numpy as np
 
+from bocvs_env.agent import Agent
 from bocvs_env.budget import cumulative_spend
 from bocvs_env.env import BOCVSEnv
-
-if TYPE_CHECKING:
-    from agents.base import Agent
 
 PRIVILEGED_KEY = "privileged"
 
@@ -80,7 +78,7 @@ def run_episode(
 
     Args:
         env: a :class:`~bocvs_env.env.BOCVSEnv`, possibly wrapped (as by ``gymnasium.make``).
-        agent: anything following :class:`agents.base.Agent`.
+        agent: anything following :class:`bocvs_env.agent.Agent`.
         seed: seeds the environment's reset and the agent.
         progress: called as ``progress(spent, budget)`` after every step, for progress bars.
 

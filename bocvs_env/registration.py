@@ -1,4 +1,9 @@
-"""Gymnasium ids: ``bocvs/<Problem>-v0`` for every built-in problem, plus the papers' presets."""
+"""Gymnasium ids: ``bocvs/<Problem>-v1`` for every built-in problem, plus the papers' presets.
+
+Every id carries :data:`VERSION`, bumped (Gymnasium's convention) whenever a change can alter
+what a learner sees; the environment classes' ``Version History`` says what changed. Making an
+id of an older version raises Gymnasium's ``DeprecatedEnv`` naming the current one.
+"""
 
 from __future__ import annotations
 
@@ -8,17 +13,20 @@ import gymnasium as gym
 
 from bocvs_env.problems.registry import PROBLEMS
 
+#: The version of every id (see ``BOCVSEnv``'s Version History).
+VERSION = 1
+
 #: Preset ids for the papers' settings, with the keyword arguments they fix.
 PRESETS: dict[str, tuple[str, dict[str, Any]]] = {
-    "bocvs/Hartmann6in12D-Moderate-v0": ("hartmann6_12d", {"cost_set": "moderate"}),
-    "bocvs/Ackley6in12D-Moderate-v0": ("ackley6_12d", {"cost_set": "moderate"}),
-    "bocvs/Hartmann3-Expensive-v0": ("hartmann3", {"cost_set": "expensive"}),
+    f"bocvs/Hartmann6in12D-Moderate-v{VERSION}": ("hartmann6_12d", {"cost_set": "moderate"}),
+    f"bocvs/Ackley6in12D-Moderate-v{VERSION}": ("ackley6_12d", {"cost_set": "moderate"}),
+    f"bocvs/Hartmann3-Expensive-v{VERSION}": ("hartmann3", {"cost_set": "expensive"}),
 }
 
 #: Problem-family ids (:mod:`bocvs_env.problems.families`): a new function per reset, with
 #: disjoint train and test ranges of function seeds.
 FAMILY_IDS: dict[str, dict[str, Any]] = {
-    f"bocvs/{env_name}-{split.capitalize()}-v0": {"family": family, "split": split}
+    f"bocvs/{env_name}-{split.capitalize()}-v{VERSION}": {"family": family, "split": split}
     for env_name, family in (
         ("GPSampleFamily", "gp_sample"),
         ("RotatedHartmann3Family", "rotated_hartmann3"),
@@ -27,13 +35,13 @@ FAMILY_IDS: dict[str, dict[str, Any]] = {
 }
 
 ENV_IDS: tuple[str, ...] = tuple(
-    [f"bocvs/{p.env_name}-v0" for p in PROBLEMS.values()] + list(PRESETS) + list(FAMILY_IDS)
+    [f"bocvs/{p.env_name}-v{VERSION}" for p in PROBLEMS.values()] + list(PRESETS) + list(FAMILY_IDS)
 )
 
 
 def register_envs() -> None:
     """Register every id once (importing :mod:`bocvs_env` calls this)."""
-    specs = {f"bocvs/{p.env_name}-v0": (p.name, {}) for p in PROBLEMS.values()} | PRESETS
+    specs = {f"bocvs/{p.env_name}-v{VERSION}": (p.name, {}) for p in PROBLEMS.values()} | PRESETS
     for env_id, (problem, kwargs) in specs.items():
         if env_id in gym.registry:
             continue

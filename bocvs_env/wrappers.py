@@ -230,7 +230,7 @@ def make_sb3_env(env_id: str, reward: str = "y", **kwargs: Any) -> gym.Env:
     Example::
 
         from stable_baselines3 import PPO
-        env = make_sb3_env("bocvs/Hartmann3-v0", cost_set="expensive", budget=10)
+        env = make_sb3_env("bocvs/Hartmann3-v1", cost_set="expensive", budget=10)
         PPO("MlpPolicy", env, seed=0).learn(2_000)
     """
     return wrap_sb3(gym.make(env_id, **kwargs), reward)

@@ -5,7 +5,7 @@ mean observed cost; the values of the set's variables are uniformly random. It i
 the random agent on the same seeds.
 
 Run (seconds): ``python examples/cost_aware_bandit.py``, or
-``python examples/cost_aware_bandit.py --env-id bocvs/Hartmann3-v0 --budget 50 --seeds 5``
+``python examples/cost_aware_bandit.py --env-id bocvs/Hartmann3-v1 --budget 50 --seeds 5``
 """
 
 from __future__ import annotations
@@ -26,7 +26,7 @@ from bocvs_env.metrics import summarize
 
 @dataclass
 class Args:
-    env_id: str = "bocvs/Hartmann3-v0"
+    env_id: str = "bocvs/Hartmann3-v1"
     cost_set: str = "cheap"
     budget: float = 10.0
     seeds: int = 3

@@ -1,7 +1,7 @@
 """One episode of an agent on a registered id, with its final metrics (each named).
 
 Run (seconds): ``python examples/one_episode.py``, or pick the id, agent and budget:
-``python examples/one_episode.py --env-id bocvs/Hartmann3-v0 --agent etc --budget 10``
+``python examples/one_episode.py --env-id bocvs/Hartmann3-v1 --agent etc --budget 10``
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ from bocvs_env.metrics import format_summary, summarize
 
 @dataclass
 class Args:
-    env_id: str = "bocvs/Hartmann6in12D-v0"
+    env_id: str = "bocvs/Hartmann6in12D-v1"
     agent: str = "random"
     budget: float = 20.0
     seed: int = 0

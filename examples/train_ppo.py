@@ -36,8 +36,7 @@ from stable_baselines3.common.callbacks import BaseCallback
 from stable_baselines3.common.env_util import make_vec_env
 
 import bocvs_env  # noqa: F401  (registers the ids)
-from agents import make_agent
-from agents.registry import AGENTS
+from agents import make_agent, registered_agents
 from agents.sb3 import SB3Agent
 from bocvs_env.evaluation import run_episode
 from bocvs_env.metrics import summarize
@@ -76,8 +75,8 @@ class ProgressLines(BaseCallback):
 
 @dataclass
 class Args:
-    train_id: str = "bocvs/RotatedHartmann3Family-Train-v0"
-    test_id: str = "bocvs/RotatedHartmann3Family-Test-v0"
+    train_id: str = "bocvs/RotatedHartmann3Family-Train-v1"
+    test_id: str = "bocvs/RotatedHartmann3Family-Test-v1"
     cost_set: str = "moderate"
     budget: float = 5.0
     reward: str = "y"  # or "improvement" (of the best y seen): see HistoryObservation
@@ -130,10 +129,11 @@ def evaluate(args: Args, model: PPO) -> dict[str, list[dict]]:
     """Episodes of PPO and the baselines on the test split, the same seeds for every agent."""
     env = gym.make(args.test_id, cost_set=args.cost_set, budget=args.budget)
     names = [n for n in args.baselines.split(",") if n]
-    missing = [n for n in names if n not in AGENTS]
+    known = registered_agents()
+    missing = [n for n in names if n not in known]
     if missing:
         log(f"skipping unregistered baselines {missing}")
-    agents = [SB3Agent(model, name="ppo")] + [make_agent(n) for n in names if n in AGENTS]
+    agents = [SB3Agent(model, name="ppo")] + [make_agent(n) for n in names if n in known]
     results: dict[str, list[dict]] = {a.name: [] for a in agents}
     for k in range(args.eval_episodes):
         for agent in agents:

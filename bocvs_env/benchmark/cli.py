@@ -86,7 +86,9 @@ def _add_sweep_options(p: argparse.ArgumentParser) -> None:
     g.add_argument("--cost-sets", nargs="+")
     g.add_argument("--variances", nargs="+", type=float)
     g.add_argument("--budgets", nargs="+", type=float)
-    g.add_argument("--agents", nargs="+")
+    g.add_argument(
+        "--agents", nargs="+", help="registered names (entry points bocvs.agents) or module:Class"
+    )
     g.add_argument("--seeds", type=_seeds, help="a count (0..n-1) or a comma list")
     p.add_argument("--store", type=Path, default=DEFAULT_STORE, help=f"default {DEFAULT_STORE}")
 

@@ -14,7 +14,7 @@ A config file is TOML (``.toml``) or JSON (``.json``) with the fields of :class:
     budgets = [10]            # omit for each problem's default budget
     agents = ["random", "etc"]
     seeds = 3                 # 0, 1, 2; or an explicit list [0, 7, 9]
-    [agent_params.etc]        # keyword arguments of agents.registry.make_agent("etc", ...)
+    [agent_params.etc]        # keyword arguments of make_agent("etc", ...)
     beta = 2.0
     [problem_options]         # keyword arguments of bocvs_env.problems.make_problem
     n_initial = 5
@@ -74,7 +74,8 @@ class RunConfig:
         cost_set: ``cheap``, ``moderate`` or ``expensive``.
         variance: the truncated variance of every input distribution.
         budget: total cost (the problem's default is resolved by :meth:`SweepConfig.runs`).
-        agent: a name in :data:`agents.registry.AGENTS`.
+        agent: a name registered in the ``bocvs.agents`` entry-point group, or
+            ``"module:Class"`` (:mod:`bocvs_env.agent_registration`).
         seed: seeds the environment and the agent.
         agent_params: keyword arguments of the agent.
         problem_options: further keyword arguments of ``make_problem`` (``noise_std``,
@@ -164,7 +165,7 @@ class SweepConfig:
         cost_sets: cost-set names.
         variances: input variances, in ``(0, 1/12)``.
         budgets: budgets (> 0); ``None`` for each problem's default budget.
-        agents: agent names (checked against the registry when the sweep runs).
+        agents: agent names or ``"module:Class"`` paths (checked when the sweep runs).
         seeds: the seeds (integers >= 0); an int ``n`` means ``0..n-1``.
         agent_params: agent name -> keyword arguments.
         problem_options: keyword arguments of ``make_problem`` shared by all runs (not its

@@ -220,8 +220,9 @@ class LocalExecutor(Executor):
 class RayExecutor(Executor):
     """Ray tasks, one CPU each: on the cluster at ``address``, or on a local instance.
 
-    Workers must be able to import ``bocvs_env`` and ``agents`` (install the package on every
-    node) and, for the data-backed problems, find ``BOCVS_DATA_DIR``: the driver's
+    Workers resolve each agent by its name again, so they must be able to import ``bocvs_env``
+    and the agents' modules (install the distributions that register them on every node, or
+    give ``module:Class`` agents' directories on ``PYTHONPATH``) and, for the data-backed problems, find ``BOCVS_DATA_DIR``: the driver's
     ``BOCVS_DATA_DIR`` and ``BOCVS_CACHE_DIR`` are passed on to the workers.
 
     Args:

@@ -1,7 +1,8 @@
 """One run of the benchmark: a :class:`RunConfig` in, a :class:`RunResult` out.
 
 This is what executors run in their workers. It builds the environment and the agent by name
-(:func:`agents.registry.make_agent`), drives the episode with
+(:func:`bocvs_env.agent_registration.make_agent`: a registered name or ``"module:Class"``),
+drives the episode with
 :func:`bocvs_env.evaluation.run_episode` and adds the run's provenance.
 """
 
@@ -19,22 +20,39 @@ import numpy as np
 import torch
 
 import bocvs_env
-from agents.registry import make_agent
+from bocvs_env.agent_registration import agent_class, make_agent, privileged_params
 from bocvs_env.benchmark.config import RunConfig
 from bocvs_env.benchmark.versions import dependency_versions
 from bocvs_env.env import BOCVSEnv
 from bocvs_env.evaluation import EpisodeRecord, run_episode
 
 
-def _true_costs(env: BOCVSEnv) -> dict[str, Any]:
-    return {"costs": np.array(env.problem.cost_model.means, dtype=np.float64)}
+def _true_costs(env: BOCVSEnv) -> np.ndarray:
+    return np.array(env.problem.cost_model.means, dtype=np.float64)
 
 
-#: Agents that need privileged knowledge of the problem to be built, and how to get it from the
-#: environment. UCB-CVS (Tay et al. 2023) assumes the true mean costs are known.
-PRIVILEGED_PARAMS: dict[str, Callable[[BOCVSEnv], dict[str, Any]]] = {
-    "ucb-cvs": _true_costs,
+#: The privileged knowledge the harness grants an agent whose class asks for it by name (its
+#: ``privileged_params``, see :mod:`bocvs_env.agent`), and how to read it off the environment.
+#: UCB-CVS (Tay et al. 2023) assumes the true mean costs are known.
+PRIVILEGED_VALUES: dict[str, Callable[[BOCVSEnv], Any]] = {
+    "costs": _true_costs,
 }
+
+
+def check_privileged(name: str) -> tuple[str, ...]:
+    """The privileged parameters agent ``name`` asks for.
+
+    Raises:
+        ValueError: if it asks for one the harness cannot grant.
+    """
+    wanted = privileged_params(agent_class(name))
+    unknown = [p for p in wanted if p not in PRIVILEGED_VALUES]
+    if unknown:
+        raise ValueError(
+            f"agent {name!r} asks for privileged parameters {unknown}; "
+            f"the benchmark grants only {sorted(PRIVILEGED_VALUES)}"
+        )
+    return wanted
 
 
 @dataclass
@@ -60,10 +78,10 @@ def utc_now() -> str:
 
 
 def agent_arguments(config: RunConfig, env: BOCVSEnv) -> dict[str, Any]:
-    """The keyword arguments the agent is built with: the configured parameters plus what
-    :data:`PRIVILEGED_PARAMS` grants it (configured parameters win)."""
-    extra = PRIVILEGED_PARAMS.get(config.agent)
-    return {**(extra(env) if extra is not None else {}), **config.agent_params}
+    """The keyword arguments the agent is built with: the configured parameters plus the
+    privileged ones its class asks for (:data:`PRIVILEGED_VALUES`; configured parameters win)."""
+    granted = {p: PRIVILEGED_VALUES[p](env) for p in check_privileged(config.agent)}
+    return {**granted, **config.agent_params}
 
 
 def run_config(

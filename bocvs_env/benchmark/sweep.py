@@ -7,14 +7,23 @@ later call resumes it."""
 
 from __future__ import annotations
 
+import json
+import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from agents.registry import AGENTS, accepted_params, make_agent, missing_params
+from bocvs_env.agent_registration import (
+    accepted_params,
+    agent_class,
+    is_import_path,
+    make_agent,
+    registered_agents,
+    required_params,
+)
 from bocvs_env.benchmark.config import RunConfig, SweepConfig
 from bocvs_env.benchmark.executors import Executor, Outcome, ProgressFn
-from bocvs_env.benchmark.runner import PRIVILEGED_PARAMS, agent_arguments
+from bocvs_env.benchmark.runner import agent_arguments, check_privileged
 from bocvs_env.benchmark.store import ResultStore
 from bocvs_env.benchmark.versions import git_commit
 from bocvs_env.env import BOCVSEnv
@@ -60,24 +69,31 @@ def pending_runs(sweep: SweepConfig, store: ResultStore) -> tuple[list[RunConfig
     return [pending[n] for _, n in sorted(order)], len(todo) - len(pending)
 
 
+def _toml_key(name: str) -> str:
+    """``name`` as a TOML key: bare if it may be, quoted otherwise (``"module:Class"``)."""
+    return name if re.fullmatch(r"[A-Za-z0-9_-]+", name) else json.dumps(name)
+
+
 def check_agents(sweep: SweepConfig) -> None:
-    """Raise ``ValueError`` if the sweep names agents that are not registered, agents without
-    the parameters they need (:data:`agents.registry.NEEDS_PARAMS`, less what the runner grants
-    through :data:`~bocvs_env.benchmark.runner.PRIVILEGED_PARAMS`), or parameters that an
-    agent's constructor does not take, before any run starts."""
-    unknown = sorted(set(sweep.agents) - set(AGENTS))
+    """Raise ``ValueError`` before any run starts if the sweep names agents that are neither
+    registered nor importable as ``"module:Class"``, agents without the parameters they need
+    (their class's ``required_params``, less the privileged ones the runner grants), or
+    parameters that an agent's constructor does not take."""
+    registered = registered_agents()
+    unknown = sorted(a for a in sweep.agents if not is_import_path(a) and a not in registered)
     if unknown:
         raise ValueError(
             f"sweep {sweep.name!r} names unregistered agents {unknown}; "
-            f"registered: {sorted(AGENTS)}"
+            f"registered: {sorted(registered)} (or name one by its import path, 'module:Class')"
         )
     for agent in sweep.agents:
         params = sweep.agent_params.get(agent, {})
-        missing = missing_params(agent, params)
-        if missing and agent not in PRIVILEGED_PARAMS:
+        given = set(params) | set(check_privileged(agent))
+        missing = [p for p in required_params(agent_class(agent)) if p not in given]
+        if missing:
             raise ValueError(
                 f"sweep {sweep.name!r}: agent {agent!r} needs the parameters {missing}; "
-                f"set them in the config's [agent_params.{agent}] table"
+                f"set them in the config's [agent_params.{_toml_key(agent)}] table"
             )
         accepted = accepted_params(agent)
         stray = [] if accepted is None else sorted(set(params) - accepted)

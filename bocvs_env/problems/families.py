@@ -204,6 +204,7 @@ class FamilyEnv(BOCVSEnv):
     :func:`~bocvs_env.problems.registry.make_problem` for the base problem.
 
     ## Version History
+    * v1: the observation's ``control_set`` is ``m`` before any play, as in ``BOCVSEnv`` v1.
     * v0: initial version.
     """
 

@@ -43,7 +43,7 @@ class ProblemInfo:
 
     Attributes:
         name: the key of :data:`PROBLEMS`.
-        env_name: the ``<Problem>`` part of the registered id ``bocvs/<Problem>-v0``.
+        env_name: the ``<Problem>`` part of the registered id ``bocvs/<Problem>-v1``.
         objective: ``"module:function"`` of a factory returning the :class:`Objective`; it takes
             the problem's objective options (``data_dir``, ``function_seed``) as keywords.
         control_sets: the papers' control sets, in cost order.

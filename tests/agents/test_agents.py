@@ -9,13 +9,13 @@ import numpy as np
 import pytest
 import torch
 
-from agents import AGENTS, make_agent
+from agents import make_agent, registered_agents
 from agents.base import Agent, BaseAgent
 from agents.cvs import EstimatedCostUCBCVSAgent, UCBCVSAgent
 from agents.etc import ETCAgent
 from agents.psq import TSPSQAgent, UCBPSQAgent
-from agents.registry import NEEDS_PARAMS
 from agents.surrogate import SamplePath
+from bocvs_env.agent_registration import agent_class, required_params
 from bocvs_env.env import BOCVSEnv
 from bocvs_env.evaluation import public_info, run_episode
 from bocvs_env.problems import (
@@ -88,12 +88,20 @@ def play(env: BOCVSEnv, agent: Agent, seed: int) -> list[tuple[int, list[float]]
             return actions
 
 
-MODEL_AGENTS = sorted(set(AGENTS) - {"random"})
+#: Every agent registered in the ``bocvs.agents`` entry-point group, and what it needs.
+NEEDS_PARAMS = {n: required_params(agent_class(n)) for n in registered_agents()}
+MODEL_AGENTS = sorted(set(NEEDS_PARAMS) - {"random"})
 #: Agents that play without a trained model (the SB3 adapter is tested in the benchmark tests).
-PLAYABLE = sorted(n for n in AGENTS if "model" not in NEEDS_PARAMS.get(n, ()))
+PLAYABLE = sorted(n for n, needs in NEEDS_PARAMS.items() if "model" not in needs)
 
 
-@pytest.mark.parametrize("problem_name", sorted(PROBLEMS))
+#: Every built-in problem; full episodes on airfoil are long (slow: ETC's alone takes a minute).
+FULL_EPISODE_PROBLEMS = [
+    pytest.param(p, marks=pytest.mark.slow) if p == "airfoil" else p for p in sorted(PROBLEMS)
+]
+
+
+@pytest.mark.parametrize("problem_name", FULL_EPISODE_PROBLEMS)
 @pytest.mark.parametrize("name", PLAYABLE)
 def test_agent_plays_a_full_episode(name: str, problem_name: str, request) -> None:
     needs_data = PROBLEMS[problem_name].needs_data
@@ -248,6 +256,19 @@ def test_bad_parameters_are_rejected() -> None:
         make_agent("etc-50", rounds_per_group=0)
 
 
+def test_builtin_agents_register_through_entry_points() -> None:
+    builtin = {"random", "etc", "ucb-psq", "ts-psq", "ucb-cvs", "ucb-cvs-est", "etc-50", "sb3"}
+    assert builtin <= set(registered_agents())
+    assert NEEDS_PARAMS["sb3"] == ("model",) and NEEDS_PARAMS["ucb-cvs"] == ("costs",)
+    assert make_agent("agents.random:RandomAgent").name == "random"
+    with pytest.raises(ValueError, match="unknown agent 'ghost'"):
+        make_agent("ghost")
+    with pytest.raises(ValueError, match="cannot import 'no_such_module'"):
+        make_agent("no_such_module:Agent")
+    with pytest.raises(ValueError, match="has no 'Ghost'"):
+        make_agent("agents.random:Ghost")
+
+
 def test_registry_builds_every_agent_with_its_name() -> None:
     for name in PLAYABLE:
         params = {"costs": [1.0]} if name == "ucb-cvs" else {}
@@ -255,6 +276,8 @@ def test_registry_builds_every_agent_with_its_name() -> None:
         assert isinstance(agent, BaseAgent)
         assert agent.name == name
     for name, needed in NEEDS_PARAMS.items():
+        if not needed:
+            continue
         with pytest.raises(ValueError, match=f"{name!r} needs the parameters .{needed[0]!r}"):
             make_agent(name)
 

@@ -2,11 +2,6 @@
 
 from __future__ import annotations
 
-import importlib.util
-import sys
-from pathlib import Path
-from types import ModuleType
-
 import numpy as np
 import torch
 
@@ -50,20 +45,6 @@ def assert_same_traces(a: list[StoredRun], b: list[StoredRun]) -> None:
         for name in ("control_set", "x", "y", "cost", "g", "set_max", "cost_means"):
             assert (getattr(run.record, name) == getattr(other.record, name)).all(), name
             assert getattr(run.record, name).shape == getattr(other.record, name).shape, name
-
-
-def load_benchmark_script(name: str) -> ModuleType:
-    """The module ``benchmarks/<name>.py`` (a script folder, not a package), imported once."""
-    module_name = f"bocvs_benchmark_{name}"
-    if module_name in sys.modules:
-        return sys.modules[module_name]
-    path = Path(__file__).resolve().parents[2] / "benchmarks" / f"{name}.py"
-    spec = importlib.util.spec_from_file_location(module_name, path)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[module_name] = module
-    spec.loader.exec_module(module)
-    return module
 
 
 def hand_run(

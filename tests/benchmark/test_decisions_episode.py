@@ -1,21 +1,38 @@
-"""The ETC episode of the decision benchmark (``benchmarks/decisions.py``): its options reach the
-agent and the environment, and the report says what ran."""
+"""The ETC episode of the decision benchmark (``benchmarks/decisions.py``, run as a script):
+its options reach the agent and the environment, and the report says what ran."""
 
 from __future__ import annotations
 
-import argparse
+import json
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
 
-from bench_helpers import load_benchmark_script
+import pytest
 
 from agents.etc import ETCAgent
 from bocvs_env.problems import Problem
 
-decisions = load_benchmark_script("decisions")
+SCRIPT = Path(__file__).resolve().parents[2] / "benchmarks" / "decisions.py"
 
 
-def test_episode_runs_with_the_given_tolerance_schedule_and_initial_points() -> None:
-    args = argparse.Namespace(budget=1.5, timeout=600.0, alpha0=0.6, halve_every=3, initial=12)
-    report = decisions._worker_episode(args)
+def episode(tmp_path: Path, *options: str) -> dict[str, Any]:
+    """The report of ``decisions.py --worker episode`` (one thread) with ``options``."""
+    out = tmp_path / "episode.json"
+    cmd = [sys.executable, str(SCRIPT), "--worker", "episode", "--result", str(out), *options]
+    done = subprocess.run(cmd, capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stderr
+    report: dict[str, Any] = json.loads(out.read_text())
+    return report
+
+
+@pytest.mark.slow
+def test_episode_runs_with_the_given_tolerance_schedule_and_initial_points(
+    tmp_path: Path,
+) -> None:
+    options = ["--budget", "1.5", "--timeout", "600", "--alpha0", "0.6", "--halve-every", "3"]
+    report = episode(tmp_path, *options, "--initial", "12")
     assert report["completed"]
     assert (report["alpha0"], report["halve_every"], report["initial_points"]) == (0.6, 3, 12)
     # the first cycle (7 sets, 1.33 units in mean cost) is explored, then the budget runs out
@@ -27,11 +44,8 @@ def test_episode_runs_with_the_given_tolerance_schedule_and_initial_points() -> 
     assert 1.5 - 1.0 < report["spent"] <= 1.5 + 1e-9
 
 
-def test_episode_stops_and_says_so_at_its_time_limit() -> None:
-    args = argparse.Namespace(
-        budget=100.0, timeout=0.0, alpha0=None, halve_every=None, initial=None
-    )
-    report = decisions._worker_episode(args)
+def test_episode_stops_and_says_so_at_its_time_limit(tmp_path: Path) -> None:
+    report = episode(tmp_path, "--budget", "100", "--timeout", "0")
     assert not report["completed"]
     assert report["evaluations"] == 1
     # options left unset keep the agent's and the problem's defaults, and are reported

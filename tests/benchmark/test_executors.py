@@ -111,6 +111,7 @@ def test_executor_names() -> None:
         LocalExecutor(0)
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(not HAS_RAY, reason='Ray is not installed (pip install "bocvs[ray]")')
 def test_ray_gives_the_same_records(tmp_path: Path, local_runs, tiny_results) -> None:
     seen: set[str] = set()

@@ -8,8 +8,9 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
-from bench_helpers import load_benchmark_script, tiny_sweep
+from bench_helpers import tiny_sweep
 
+from bocvs_env.benchmark import claims
 from bocvs_env.benchmark.cli import main
 from bocvs_env.benchmark.compare import compare_runs
 from bocvs_env.benchmark.published import (
@@ -24,7 +25,6 @@ from bocvs_env.benchmark.store import ResultStore, StoredRun
 from bocvs_env.benchmark.tables import summary_markdown
 
 REPO = Path(__file__).resolve().parents[2]
-paper_claims = load_benchmark_script("paper_claims")
 
 
 @pytest.fixture
@@ -65,7 +65,7 @@ def test_published_runs_give_the_same_figures(two_agent_store: Path, published: 
     assert summary_markdown(back) == summary_markdown(stored)
     rows = [c.row() for c in compare_runs(stored, n_resamples=200)]
     assert rows and rows == [c.row() for c in compare_runs(back, n_resamples=200)]
-    assert paper_claims.claims_markdown(back, 200) == paper_claims.claims_markdown(stored, 200)
+    assert claims.claims_markdown(back, 200) == claims.claims_markdown(stored, 200)
 
 
 def test_plot_and_export_read_the_published_folder(published: Path, tmp_path: Path) -> None:
@@ -124,5 +124,5 @@ def test_docs_pages_are_recomputed_from_the_published_data(
     assert main(["table", "--data", str(DOCS_DATA), "--sweep", "paper"]) == 0
     assert capsys.readouterr().out == (REPO / "docs" / "paper" / "tables.md").read_text()
     with PublishedRuns(DOCS_DATA) as source:
-        runs = paper_claims.select_runs(source.runs(), "paper")
-    assert paper_claims.claims_markdown(runs) == (REPO / "docs" / "paper" / "claims.md").read_text()
+        runs = claims.select_runs(source.runs(), "paper")
+    assert claims.claims_markdown(runs) == (REPO / "docs" / "paper" / "claims.md").read_text()

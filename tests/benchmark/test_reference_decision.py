@@ -1,16 +1,15 @@
-"""The reference-style decision of ``benchmarks/reference.py`` (the benchmark's baseline) is sane."""
+"""The reference-style decision of ``bocvs_env.benchmark.reference`` (the decision benchmark's
+baseline) is sane."""
 
 from __future__ import annotations
 
 import numpy as np
 import pytest
 import torch
-from bench_helpers import load_benchmark_script
 
 from agents.surrogate import GPSurrogate
+from bocvs_env.benchmark import reference
 from bocvs_env.problems import make_problem
-
-reference = load_benchmark_script("reference")
 
 
 @pytest.fixture(scope="module")

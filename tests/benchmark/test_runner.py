@@ -6,10 +6,8 @@ from dataclasses import replace
 from typing import Any
 
 import numpy as np
-import pytest
 from bench_helpers import run_in_process, run_one, tiny_sweep
 
-import agents.registry
 from agents.random import RandomAgent
 from bocvs_env.benchmark.runner import RunResult, agent_arguments, run_config
 from bocvs_env.env import BOCVSEnv
@@ -20,6 +18,8 @@ class FakeCostAwareAgent(RandomAgent):
     """Random play, but built like UCB-CVS: it must be given the mean costs."""
 
     name = "fake-cvs"
+    required_params = ("costs",)
+    privileged_params = ("costs",)
 
     def __init__(self, costs: np.ndarray, beta: float = 2.0) -> None:
         super().__init__()
@@ -48,9 +48,9 @@ def test_provenance(tiny_results: list[RunResult]) -> None:
     assert tiny_results[0].record.config["problem"] == "hartmann3"
 
 
-def test_ucb_cvs_is_given_the_true_mean_costs(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setitem(agents.registry.AGENTS, "ucb-cvs", f"{__name__}:FakeCostAwareAgent")
-    config = replace(tiny_sweep(budget=1.0).runs()[0], agent="ucb-cvs", cost_set="moderate")
+def test_an_agent_asking_for_costs_is_given_the_true_mean_costs() -> None:
+    agent = f"{__name__}:FakeCostAwareAgent"
+    config = replace(tiny_sweep(budget=1.0).runs()[0], agent=agent, cost_set="moderate")
     env = BOCVSEnv(**config.env_kwargs())
     assert np.array_equal(agent_arguments(config, env)["costs"], COST_SETS["moderate"])
     result = run_config(config)

@@ -33,11 +33,11 @@ def sweep_toml(path: Path, model: Path | None) -> Path:
 
 @pytest.fixture(scope="module")
 def ppo_path(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """PPO trained for 256 steps on bocvs/Hartmann3-v0 through the SB3 wrappers, saved."""
+    """PPO trained for 256 steps on bocvs/Hartmann3-v1 through the SB3 wrappers, saved."""
     threads = torch.get_num_threads()
     torch.set_num_threads(1)
     try:
-        env = make_sb3_env("bocvs/Hartmann3-v0", budget=BUDGET, privileged_info=False)
+        env = make_sb3_env("bocvs/Hartmann3-v1", budget=BUDGET, privileged_info=False)
         model = PPO("MlpPolicy", env, n_steps=64, batch_size=64, n_epochs=1, seed=0, device="cpu")
         model.learn(total_timesteps=256)
     finally:

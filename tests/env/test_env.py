@@ -101,15 +101,15 @@ def test_step_before_reset() -> None:
 
 
 def test_registered_ids_take_make_kwargs() -> None:
-    env = gym.make("bocvs/Hartmann6in12D-v0", cost_set="moderate", variance=0.04, budget=5.0)
+    env = gym.make("bocvs/Hartmann6in12D-v1", cost_set="moderate", variance=0.04, budget=5.0)
     base = env.unwrapped
     assert isinstance(base, BOCVSEnv)
     assert base.problem.budget == 5.0
     assert base.problem.cost_model.means[0] == 0.1
     assert abs(base.problem.distributions[0].variance - 0.04) < 1e-9
-    assert gym.make("bocvs/Hartmann3-Expensive-v0").unwrapped.problem.cost_model.means[0] == 0.6
+    assert gym.make("bocvs/Hartmann3-Expensive-v1").unwrapped.problem.cost_model.means[0] == 0.6
     with pytest.raises(ValueError, match="budget must be positive"):
-        gym.make("bocvs/Hartmann3-v0", budget=0)
+        gym.make("bocvs/Hartmann3-v1", budget=0)
 
 
 def test_problem_object_and_options_are_exclusive() -> None:
@@ -136,3 +136,22 @@ def test_public_task_hides_the_truth() -> None:
         "lower_bound",
         "n_initial",
     }
+
+
+def test_control_set_observation_is_start_zero_with_m_for_no_set_yet() -> None:
+    env = BOCVSEnv("hartmann3")
+    m = env.problem.n_sets
+    space = env.observation_space["control_set"]
+    assert (space.n, space.start) == (m + 1, 0)
+    obs, _ = env.reset(seed=0)
+    assert obs["control_set"] == m and space.contains(obs["control_set"])
+    obs, *_ = env.step({"control_set": 2, "x": np.full(3, 0.5)})
+    assert obs["control_set"] == 2  # the action's index
+
+
+def test_an_id_of_the_old_version_is_deprecated() -> None:
+    with (
+        pytest.warns(DeprecationWarning, match="out of date"),
+        pytest.raises(gym.error.DeprecatedEnv, match="bocvs/Hartmann3-v1"),
+    ):
+        gym.make("bocvs/Hartmann3-v0")

@@ -26,8 +26,8 @@ def test_train_and_test_seed_ranges_do_not_overlap() -> None:
     (a, b), (c, d) = SPLITS["train"], SPLITS["test"]
     assert a < b <= c < d
     for env_id, (lo, hi) in (
-        ("bocvs/RotatedHartmann3Family-Train-v0", SPLITS["train"]),
-        ("bocvs/RotatedHartmann3Family-Test-v0", SPLITS["test"]),
+        ("bocvs/RotatedHartmann3Family-Train-v1", SPLITS["train"]),
+        ("bocvs/RotatedHartmann3Family-Test-v1", SPLITS["test"]),
     ):
         env = gym.make(env_id)
         drawn = {env.reset(seed=s)[1]["privileged"]["function_seed"] for s in range(40)}

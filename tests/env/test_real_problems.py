@@ -291,12 +291,12 @@ def test_gp_sample_has_unit_variance_and_its_lengthscale() -> None:
 
 @pytest.mark.parametrize(
     ("env_id", "needs_data"),
-    [("bocvs/Plant-v0", True), ("bocvs/Airfoil-v0", True), ("bocvs/GPSample-v0", False)],
+    [("bocvs/Plant-v1", True), ("bocvs/Airfoil-v1", True), ("bocvs/GPSample-v1", False)],
 )
 def test_registered_ids_reset_and_step(
     env_id: str, needs_data: bool, request: pytest.FixtureRequest
 ) -> None:
-    if env_id == "bocvs/Airfoil-v0":
+    if env_id == "bocvs/Airfoil-v1":
         request.getfixturevalue("airfoil_objective")  # fit once, in the session's cache
     if needs_data:
         kwargs = {"data_dir": request.getfixturevalue("data_dir")}

@@ -48,9 +48,9 @@ def test_make_vec_ends_by_budget_and_autoresets(
     )
     try:
         obs, _ = envs.reset(seed=0)
-        np.testing.assert_array_equal(obs["control_set"], -1)
-        action = _full_set_action(envs)
         m = envs.single_action_space["control_set"].n
+        np.testing.assert_array_equal(obs["control_set"], m)  # no set played yet
+        action = _full_set_action(envs)
         for _ in range(2):
             obs, reward, terminated, truncated, info = envs.step(action)
             assert not terminated.any() and not truncated.any() and info["evaluated"].all()
@@ -69,14 +69,14 @@ def test_make_vec_ends_by_budget_and_autoresets(
             final_budget = np.array([o["remaining_budget"][0] for o in info["final_obs"]])
             assert all(int(o["control_set"]) == m - 1 for o in info["final_obs"])
         assert np.all((final_budget >= 0.0) & (final_budget < 1.0))
-        np.testing.assert_array_equal(obs["control_set"], -1)  # the new episode's start
+        np.testing.assert_array_equal(obs["control_set"], m)  # the new episode's start
         np.testing.assert_array_equal(obs["remaining_budget"][:, 0], BUDGET)
     finally:
         envs.close()
 
 
 SB3_CASES = [(env_id, DummyVecEnv) for env_id in bocvs_env.ENV_IDS] + [
-    ("bocvs/Hartmann3-v0", SubprocVecEnv)  # forked workers after torch ran in the parent
+    ("bocvs/Hartmann3-v1", SubprocVecEnv)  # forked workers after torch ran in the parent
 ]
 
 

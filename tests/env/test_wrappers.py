@@ -5,7 +5,9 @@ from typing import Any
 import gymnasium as gym
 import numpy as np
 import pytest
+import torch
 from gymnasium.utils.env_checker import check_env as gym_check_env
+from stable_baselines3 import PPO
 from stable_baselines3.common.env_checker import check_env as sb3_check_env
 
 import bocvs_env
@@ -41,6 +43,34 @@ def test_sb3_check_env_on_wrapped_env_has_no_warnings(
     assert env.observation_space.shape == (4 * task.n_sets + 4 + 2 * task.dim,)
 
 
+@pytest.mark.parametrize("env_id", bocvs_env.ENV_IDS)
+def test_sb3_check_env_on_the_dict_observation_has_no_warnings(
+    env_id: str, id_kwargs: Callable[[str], dict[str, Any]]
+) -> None:
+    """Only the action flattened: SB3 takes the Dict observation as is (MultiInputPolicy)."""
+    env = FlatAction(gym.make(env_id, budget=3.0, **id_kwargs(env_id)))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        sb3_check_env(env, warn=True)
+
+
+def test_ppo_multi_input_policy_trains_on_the_dict_observation() -> None:
+    """``PPO("MultiInputPolicy", FlatAction(gym.make(id)))``: SB3 one-hot encodes the
+    observation's ``control_set`` (a start-0 ``Discrete``) and trains 2,048 steps."""
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)
+    try:
+        env = FlatAction(gym.make("bocvs/Hartmann3-v1", budget=5.0))
+        model = PPO("MultiInputPolicy", env, n_steps=256, batch_size=64, n_epochs=1, seed=0)
+        model.learn(total_timesteps=2048)
+    finally:
+        torch.set_num_threads(threads)
+    assert model.num_timesteps >= 2048
+    obs, _ = env.reset(seed=1)
+    flat, _ = model.predict(obs, deterministic=True)
+    assert env.action_space.contains(flat)
+
+
 def test_flat_action_picks_argmax_and_maps_x_affinely() -> None:
     flat = np.array([0.1, 0.9, -0.5, -1.0, 0.0, 1.0, 3.0], dtype=np.float32)
     action = flat_to_action(flat, n_sets=3, dim=4)
@@ -57,7 +87,7 @@ def test_flat_action_rejects_bad_input() -> None:
 
 
 def test_flat_action_wrapper_drives_the_env() -> None:
-    env = FlatAction(gym.make("bocvs/Hartmann3-v0"))
+    env = FlatAction(gym.make("bocvs/Hartmann3-v1"))
     env.reset(seed=0)
     flat = np.full(10, -1.0, dtype=np.float32)
     flat[4] = 1.0  # set {0, 2}
@@ -68,7 +98,7 @@ def test_flat_action_wrapper_drives_the_env() -> None:
 
 
 def test_history_features_follow_the_documented_layout() -> None:
-    env = HistoryObservation(gym.make("bocvs/Hartmann3-v0", cost_set="moderate", budget=50.0))
+    env = HistoryObservation(gym.make("bocvs/Hartmann3-v1", cost_set="moderate", budget=50.0))
     m, d, budget = 7, 3, 50.0
     obs, info = env.reset(seed=1)
     y0 = info["initial_y"]
@@ -97,7 +127,7 @@ def test_history_features_follow_the_documented_layout() -> None:
 
 
 def test_history_features_without_initial_design_are_raw_and_in_space() -> None:
-    env = make_sb3_env("bocvs/Hartmann3-Expensive-v0", n_initial=0, budget=2.0)
+    env = make_sb3_env("bocvs/Hartmann3-Expensive-v1", n_initial=0, budget=2.0)
     obs, _ = env.reset(seed=0)
     expected = np.zeros(4 * 7 + 4 + 2 * 3, dtype=np.float32)
     expected[4 * 7 + 3] = 1.0  # the whole budget is left
@@ -112,7 +142,7 @@ def test_history_features_without_initial_design_are_raw_and_in_space() -> None:
 
 
 def test_improvement_reward_sums_to_the_rise_of_the_best_value() -> None:
-    env = make_sb3_env("bocvs/Hartmann3-Expensive-v0", reward="improvement", budget=6.0)
+    env = make_sb3_env("bocvs/Hartmann3-Expensive-v1", reward="improvement", budget=6.0)
     obs, _ = env.reset(seed=2)
     start, total, terminated = obs[4 * 7], 0.0, False
     while not terminated:
@@ -121,4 +151,4 @@ def test_improvement_reward_sums_to_the_rise_of_the_best_value() -> None:
         total += reward
     np.testing.assert_allclose(total, obs[4 * 7] - start, rtol=1e-5, atol=1e-6)
     with pytest.raises(ValueError, match="reward"):
-        HistoryObservation(gym.make("bocvs/Hartmann3-v0"), reward="regret")
+        HistoryObservation(gym.make("bocvs/Hartmann3-v1"), reward="regret")

@@ -1,33 +1,37 @@
-"""The paper-claims page (``benchmarks/paper_claims.py``): spend shares, the verdict per claim and panel."""
+"""The paper-claims page (``bocvs_env.benchmark.claims``, printed by
+``benchmarks/claims.py``): spend shares, the verdict per claim and panel."""
 
 from __future__ import annotations
 
+import subprocess
+import sys
+from pathlib import Path
+
 import numpy as np
 import pytest
-from bench_helpers import hand_run, load_benchmark_script, win_and_tie_runs
+from bench_helpers import hand_run, win_and_tie_runs
 
+from bocvs_env.benchmark import claims
 from bocvs_env.benchmark.compare import compare_runs
 from bocvs_env.benchmark.panels import group_panels
 from bocvs_env.benchmark.store import StoredRun
-
-paper_claims = load_benchmark_script("paper_claims")
 
 
 def test_spend_shares_partition_the_spend(stored_runs: list[StoredRun]) -> None:
     record = stored_runs[0].record
     m = len(record.set_max)
-    shares = [paper_claims.spend_share(record, [i]) for i in range(m)]
+    shares = [claims.spend_share(record, [i]) for i in range(m)]
     assert sum(shares) == pytest.approx(1.0)
-    assert paper_claims.spend_share(record, list(range(m))) == pytest.approx(1.0)
+    assert claims.spend_share(record, list(range(m))) == pytest.approx(1.0)
     played = int(record.control_set[0])
     assert shares[played] > 0
 
 
 def test_panel_summary_averages_over_seeds(stored_runs: list[StoredRun]) -> None:
     (panel, agents), = group_panels(stored_runs).items()  # fmt: skip
-    summary = paper_claims.panel_summary(panel, agents)["random"]
+    summary = claims.panel_summary(panel, agents)["random"]
     assert summary["seeds"] == len(agents["random"])
-    assert summary["regret"].shape == (len(paper_claims.CHECKPOINTS),)
+    assert summary["regret"].shape == (len(claims.CHECKPOINTS),)
     assert np.all(np.diff(summary["regret"]) <= 0)  # simple regret never rises with spend
     mean_evals = np.mean([len(r.y) for r in agents["random"]])
     assert summary["evaluations"] == pytest.approx(mean_evals)
@@ -37,7 +41,7 @@ def test_claim_matrix_states_each_panel_and_the_tally() -> None:
     # cheap: etc's final regret below random's on every seed (win); moderate: mixed (tie)
     runs = win_and_tie_runs("etc", "random")
     rows = compare_runs(runs, agent="etc", metric_names=["final"], n_resamples=300)
-    text = paper_claims.claim_matrix(rows, "final", "claim")
+    text = claims.claim_matrix(rows, "final", "claim")
     assert "| hartmann3 · cheap · var 0.02 · C=10 | win |" in text
     assert "| hartmann3 · moderate · var 0.02 · C=10 | tie |" in text
     assert "| **win / tie / loss** | 1 / 1 / 0 |" in text
@@ -45,8 +49,8 @@ def test_claim_matrix_states_each_panel_and_the_tally() -> None:
 
 def test_claims_page_has_a_matrix_per_claim() -> None:
     runs = [hand_run(a, s, [0.5, 0.9]) for a in ("etc", "random") for s in range(2)]
-    page = paper_claims.claims_markdown(runs, resamples=50)
-    for _, title in paper_claims.CLAIMS:
+    page = claims.claims_markdown(runs, resamples=50)
+    for _, title in claims.CLAIMS:
         assert f"#### {title}" in page
     assert "## Paired differences per panel" in page
 
@@ -54,11 +58,22 @@ def test_claims_page_has_a_matrix_per_claim() -> None:
 def test_runs_are_selected_by_sweep_seed_and_problem(stored_runs: list[StoredRun]) -> None:
     sweep = stored_runs[0].sweep
     seeds = sorted({r.config.seed for r in stored_runs})
-    assert paper_claims.select_runs(stored_runs, sweep) == stored_runs
-    assert paper_claims.select_runs(stored_runs, "another sweep") == []
-    first = paper_claims.select_runs(stored_runs, sweep, seeds=seeds[:1])
+    assert claims.select_runs(stored_runs, sweep) == stored_runs
+    assert claims.select_runs(stored_runs, "another sweep") == []
+    first = claims.select_runs(stored_runs, sweep, seeds=seeds[:1])
     assert first and all(r.config.seed == seeds[0] for r in first)
     assert len(first) < len(stored_runs)
     problem = stored_runs[0].config.problem
-    assert paper_claims.select_runs(stored_runs, sweep, problems=[problem]) == stored_runs
-    assert paper_claims.select_runs(stored_runs, sweep, problems=["plant"]) == []
+    assert claims.select_runs(stored_runs, sweep, problems=[problem]) == stored_runs
+    assert claims.select_runs(stored_runs, sweep, problems=["plant"]) == []
+
+
+def test_the_script_prints_the_page(two_agent_store: Path) -> None:
+    script = Path(__file__).resolve().parents[2] / "benchmarks" / "paper_claims.py"
+    cmd = [sys.executable, str(script), "--store", str(two_agent_store), "--sweep", "tiny"]
+    done = subprocess.run([*cmd, "--resamples", "50"], capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    assert "### hartmann3 · cheap · var 0.02 · C=3" in done.stdout
+    assert "| random | 2 |" in done.stdout and "| etc | 2 |" in done.stdout
+    for _, title in claims.CLAIMS:
+        assert f"#### {title}" in done.stdout
