@@ -38,6 +38,7 @@ from __future__ import annotations
 import argparse
 import csv
 import json
+import os
 import sqlite3
 import sys
 import time
@@ -60,7 +61,8 @@ DEFAULT_STORE = Path("results") / "bocvs.db"
 EPILOG = """\
 exit status: 0 done; 1 some runs failed (the others are recorded; run again to retry);
 2 bad usage or input (unknown option, preset, problem or agent, a missing or corrupt store);
-130 interrupted (finished runs are kept; run again to resume).
+130 interrupted (finished runs are kept; run again to resume); 141 the reader of the
+output went away (`bocvs table | head`), as for other Unix tools.
 
 output: results (tables, plot paths) go to stdout; progress and errors to stderr. Progress is
 drawn as bars on a terminal and as plain lines otherwise (logs, pipes, CI); -q hides it.
@@ -392,6 +394,11 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     try:
         return int(args.func(args))
+    except BrokenPipeError:
+        # The reader went away (``bocvs table | head``): stop quietly, as Unix tools do, and keep
+        # the interpreter's final flush from raising again on the closed pipe.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 128 + 13  # killed by SIGPIPE, in the shell's terms
     except (ValueError, TypeError, OSError, ImportError, StoreError, sqlite3.Error) as err:
         print(f"bocvs {args.command}: error: {_one_line(err, args.store)}", file=sys.stderr)
         return 2

@@ -5,6 +5,7 @@ from __future__ import annotations
 import errno
 import io
 import os
+import shlex
 import shutil
 import sqlite3
 import subprocess
@@ -230,3 +231,24 @@ def test_a_missing_data_file_ends_in_one_line_before_the_store_exists(
     assert main(["run", "--config", str(config), "--store", str(store)]) == 2
     assert "plant_svgp.npz" in _one_error_line(capsys, "run")
     assert not store.exists()
+
+
+def test_a_closed_pipe_ends_quietly_as_unix_tools_do(ran: tuple[Path, str, str]) -> None:
+    """``bocvs table | head -n 1``: the reader leaves early; no traceback, no error line, and
+    the exit status says SIGPIPE (141), as for other Unix tools."""
+    store, _, _ = ran
+    code = (
+        "import sys\n"
+        "from bocvs_env.benchmark import cli\n"
+        "def many(args):\n"
+        "    for _ in range(200_000):\n"
+        "        print('row ' * 20)\n"
+        "    return 0\n"
+        "cli._cmd_table = many  # the parser is built in main, after this\n"
+        f"sys.exit(cli.main(['table', '--store', {str(store)!r}]))\n"
+    )
+    python = f"{shlex.quote(sys.executable)} -c {shlex.quote(code)}"
+    shell = f"{python} | head -n 1; echo status=${{PIPESTATUS[0]}} >&2"
+    done = subprocess.run(["bash", "-c", shell], capture_output=True, text=True, timeout=300)
+    assert done.stdout.startswith("row "), done.stderr
+    assert done.stderr.strip() == "status=141", done.stderr
