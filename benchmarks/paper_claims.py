@@ -30,19 +30,15 @@ from __future__ import annotations
 
 import argparse
 import sys
-from pathlib import Path
 
 from bocvs_env.benchmark.claims import claims_markdown, select_runs
-from bocvs_env.benchmark.published import open_runs
+from bocvs_env.benchmark.published import add_source_arguments, open_runs
 from bocvs_env.benchmark.versions import check_one_version
 
 
 def main() -> None:
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
-    source = p.add_mutually_exclusive_group(required=True)
-    source.add_argument("--store", type=Path, help="a result store")
-    source.add_argument("--data", type=Path, help="a folder written by bocvs publish")
-    p.add_argument("--sweep", default="paper")
+    add_source_arguments(p)
     p.add_argument("--seeds", type=int, nargs="+", help="only these seeds (default: all)")
     p.add_argument("--problems", nargs="+", help="only these problems (default: all)")
     p.add_argument("--resamples", type=int, default=10_000, help="bootstrap resamples")

@@ -17,15 +17,12 @@ from collections import defaultdict
 from pathlib import Path
 
 from bocvs_env.benchmark.cost_estimate import reference_times, sweep_cost
-from bocvs_env.benchmark.published import open_runs
+from bocvs_env.benchmark.published import add_source_arguments, open_runs
 
 
 def main() -> None:
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
-    source = p.add_mutually_exclusive_group(required=True)
-    source.add_argument("--store", type=Path, help="a result store")
-    source.add_argument("--data", type=Path, help="a folder written by bocvs publish")
-    p.add_argument("--sweep", default="paper")
+    add_source_arguments(p)
     p.add_argument("--reference", type=Path, nargs="+", required=True)
     p.add_argument("--workers", type=int, default=2, help="parallel workers for the wall time")
     args = p.parse_args()

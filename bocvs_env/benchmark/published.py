@@ -19,6 +19,7 @@ objects with the same figures (``x`` has no columns and ``y`` is NaN), so ``bocv
 
 from __future__ import annotations
 
+import argparse
 import json
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
@@ -251,6 +252,15 @@ class PublishedRuns:
         by_key = {k: g.sort_values("step") for k, g in steps.groupby("key", sort=False)}
         empty = steps.iloc[:0]
         return [_stored_run(row, by_key.get(row["key"], empty)) for row in frame.to_dict("records")]
+
+
+def add_source_arguments(parser: argparse.ArgumentParser) -> None:
+    """The options of a report script that reads runs: ``--store`` or ``--data`` (one of them,
+    for :func:`open_runs`) and ``--sweep`` (default ``paper``)."""
+    source = parser.add_mutually_exclusive_group(required=True)
+    source.add_argument("--store", type=Path, help="a result store")
+    source.add_argument("--data", type=Path, help="a folder written by bocvs publish")
+    parser.add_argument("--sweep", default="paper")
 
 
 def open_runs(path: str | Path) -> ResultStore | PublishedRuns:
