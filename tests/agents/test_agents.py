@@ -95,14 +95,22 @@ MODEL_AGENTS = sorted(set(NEEDS_PARAMS) - {"random"})
 PLAYABLE = sorted(n for n, needs in NEEDS_PARAMS.items() if "model" not in needs)
 
 
-#: Every built-in problem; full episodes on airfoil are long (slow: ETC's alone takes a minute).
-FULL_EPISODE_PROBLEMS = [
-    pytest.param(p, marks=pytest.mark.slow) if p == "airfoil" else p for p in sorted(PROBLEMS)
-]
+def _full_episode_cases() -> list[Any]:
+    """Every playable agent on every built-in problem. Slow (run by CI, not by default): full
+    episodes on airfoil (ETC's alone takes a minute), and FETC's one-component ablation agents
+    beyond hartmann3 (each is FETC with switches, and FETC itself plays every problem)."""
+    from agents.fetc_ablation import COMPONENTS
+
+    cases = []
+    for name in PLAYABLE:
+        for problem in sorted(PROBLEMS):
+            slow = problem == "airfoil" or (name in COMPONENTS and problem != "hartmann3")
+            cases.append(pytest.param(name, problem, marks=pytest.mark.slow) if slow else
+                         (name, problem))  # fmt: skip
+    return cases
 
 
-@pytest.mark.parametrize("problem_name", FULL_EPISODE_PROBLEMS)
-@pytest.mark.parametrize("name", PLAYABLE)
+@pytest.mark.parametrize(("name", "problem_name"), _full_episode_cases())
 def test_agent_plays_a_full_episode(name: str, problem_name: str, request) -> None:
     needs_data = PROBLEMS[problem_name].needs_data
     options = {"data_dir": request.getfixturevalue("data_dir")} if needs_data else {}

@@ -38,6 +38,7 @@ def _cheap_oracle():
         yield
 
 
+@pytest.mark.slow  # about a minute: 25 episodes over every problem, airfoil's GP fit included
 @settings(
     max_examples=25,
     deadline=None,
