@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 from functools import cached_property
-from typing import Any, ClassVar, SupportsFloat
+from typing import Any, SupportsFloat
 
 import gymnasium as gym
 import numpy as np
 import torch
 from gymnasium import spaces
 
+from bocvs_env.actions import parse_action
 from bocvs_env.budget import Ledger
 from bocvs_env.checks import flag
 from bocvs_env.goal import GoalEvaluator, oracle_values
@@ -95,7 +96,9 @@ class BOCVSEnv(gym.Env[ObsType, ActType]):
     * v0: initial version.
     """
 
-    metadata: ClassVar[dict[str, Any]] = {"render_modes": ["ansi", "human"], "render_fps": 4}
+    # gymnasium.Env declares ``metadata`` as an instance variable (so no ClassVar here), yet
+    # gym.make reads it from the class: a class-level dict it is.
+    metadata: dict[str, Any] = {"render_modes": ["ansi", "human"], "render_fps": 4}  # noqa: RUF012
 
     def __init__(
         self,
@@ -208,48 +211,18 @@ class BOCVSEnv(gym.Env[ObsType, ActType]):
             z[idx] = p.icdf(u[idx])
         return z
 
-    def _parse_action(self, action: ActType) -> tuple[int, np.ndarray]:
-        if not isinstance(action, dict) or set(action) != {"control_set", "x"}:
-            got = sorted(map(str, action)) if isinstance(action, dict) else type(action).__name__
-            raise ValueError(f"an action is a dict with keys 'control_set' and 'x', got {got}")
-        raw_i = np.asarray(action["control_set"])
-        m = self.problem.n_sets
-        if raw_i.shape != () or not np.issubdtype(raw_i.dtype, np.integer):
-            raise ValueError(f"control_set must be one integer, got {action['control_set']!r}")
-        i = int(raw_i)
-        if not 0 <= i < m:
-            raise ValueError(f"unknown control set {i}: this problem has sets 0..{m - 1}")
-        d = self.problem.dim
-        try:
-            raw_x = np.asarray(action["x"])
-        except (ValueError, TypeError):  # ragged nested sequences
-            raw_x = np.asarray(None)
-        if raw_x.dtype.kind not in "iuf":
-            raise ValueError(
-                f"x must be {d} real numbers (floats or integers) in [0, 1], got "
-                f"{action['x']!r} (dtype {raw_x.dtype})"
-            )
-        x = raw_x.astype(np.float64)
-        if x.shape != (d,):
-            raise ValueError(f"x must have shape ({d},), got {x.shape}")
-        if not np.all(np.isfinite(x)):
-            raise ValueError(f"x contains NaN or infinite values: {x.tolist()}")
-        if np.any(x < 0.0) or np.any(x > 1.0):
-            raise ValueError(f"x must lie in [0, 1]; got min {x.min():.6g}, max {x.max():.6g}")
-        return i, x
-
     def step(self, action: ActType) -> tuple[ObsType, SupportsFloat, bool, bool, dict[str, Any]]:
         if not self._started:
             raise RuntimeError("call reset() before step()")
         if self._terminated:
             raise EpisodeEndedError("the episode has ended (budget spent); call reset() first")
-        i, x = self._parse_action(action)
+        i, x = parse_action(action, self.problem.n_sets, self.problem.dim)
         cost = self.problem.cost_model.sample(i, self._cost_rngs[i])
         # Draw every variable's uniform each step, so the stream does not depend on the set.
         u = self._input_rng.random(self.problem.dim)
         if not self._ledger.fits(cost):
             self._terminated = True
-            info = {
+            info: dict[str, Any] = {
                 "cost_drawn": cost,
                 "evaluated": False,
                 "spent": self._ledger.spent,
@@ -270,7 +243,7 @@ class BOCVSEnv(gym.Env[ObsType, ActType]):
             "control_set": np.int64(i),
             "remaining_budget": np.array([self.remaining_budget]),
         }
-        info: dict[str, Any] = {
+        info = {
             "cost_drawn": cost,
             "evaluated": True,
             "spent": self._ledger.spent,
@@ -301,3 +274,15 @@ class BOCVSEnv(gym.Env[ObsType, ActType]):
             print(text)
             return None
         return text
+
+
+def unwrap_bocvs(env: gym.Env) -> BOCVSEnv:
+    """The :class:`BOCVSEnv` under ``env``'s wrappers (``env.unwrapped``, typed).
+
+    Raises:
+        TypeError: if the innermost environment is not a :class:`BOCVSEnv`.
+    """
+    base = env.unwrapped
+    if not isinstance(base, BOCVSEnv):
+        raise TypeError(f"expected a BOCVSEnv (possibly wrapped), got {type(base).__name__}")
+    return base

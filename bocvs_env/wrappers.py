@@ -18,6 +18,7 @@ import gymnasium as gym
 import numpy as np
 from gymnasium import spaces
 
+from bocvs_env.env import unwrap_bocvs
 from bocvs_env.task import Task
 
 #: Bound of the standardized ``y`` features (clipped, as ``VecNormalize`` clips).
@@ -63,7 +64,7 @@ class FlatAction(gym.ActionWrapper):
 
     def __init__(self, env: gym.Env) -> None:
         super().__init__(env)
-        task: Task = env.unwrapped.task
+        task: Task = unwrap_bocvs(env).task
         self._m, self._d = task.n_sets, task.dim
         self.action_space = flat_action_space(self._m, self._d)
 
@@ -198,7 +199,7 @@ class HistoryObservation(gym.Wrapper):
         if reward not in REWARDS:
             raise ValueError(f"reward must be one of {REWARDS}, got {reward!r}")
         self.reward = reward
-        self.features = HistoryFeatures(env.unwrapped.task)
+        self.features = HistoryFeatures(unwrap_bocvs(env).task)
         self.observation_space = self.features.space
 
     def reset(
