@@ -41,7 +41,9 @@ ENV_IDS: tuple[str, ...] = tuple(
 
 def register_envs() -> None:
     """Register every id once (importing :mod:`bocvs_env` calls this)."""
-    specs = {f"bocvs/{p.env_name}-v{VERSION}": (p.name, {}) for p in PROBLEMS.values()} | PRESETS
+    specs: dict[str, tuple[str, dict[str, Any]]] = {
+        f"bocvs/{p.env_name}-v{VERSION}": (p.name, {}) for p in PROBLEMS.values()
+    } | PRESETS
     for env_id, (problem, kwargs) in specs.items():
         if env_id in gym.registry:
             continue

@@ -173,7 +173,7 @@ def _write_cache(path: Path, fit: dict[str, np.ndarray]) -> None:
         path.parent.mkdir(parents=True, exist_ok=True)
         with tempfile.NamedTemporaryFile(dir=path.parent, suffix=".npz.tmp", delete=False) as tmp:
             tmp_name = tmp.name
-            np.savez(tmp, **fit)
+            np.savez(tmp, allow_pickle=False, **fit)  # numeric arrays only, as load_npz reads
         os.replace(tmp_name, path)
     except OSError as err:
         if tmp_name is not None:
