@@ -9,6 +9,7 @@ regret starts at ``g*``.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TypedDict
 
 import numpy as np
 
@@ -141,7 +142,23 @@ SUMMARY_FIELDS: dict[str, str] = {
 }
 
 
-def summarize(record: EpisodeRecord, alpha: float = 0.1) -> dict[str, float | int | list[float]]:
+class Summary(TypedDict):
+    """:func:`summarize`'s figures (their meanings: :data:`SUMMARY_FIELDS`)."""
+
+    evaluations: int
+    spent: float
+    g_star: float
+    i_star: int
+    simple_regret: float
+    simple_regret_area: float
+    quality_regret: float
+    cost_regret: float
+    cost_varying_regret: float
+    target_plays: int
+    spend_share: list[float]
+
+
+def summarize(record: EpisodeRecord, alpha: float = 0.1) -> Summary:
     """Final figures of an episode: regrets, evaluations, spend and spend share per set (their
     meanings: :data:`SUMMARY_FIELDS`)."""
     T = record.n_evaluations
@@ -162,11 +179,11 @@ def summarize(record: EpisodeRecord, alpha: float = 0.1) -> dict[str, float | in
     }
 
 
-def format_summary(summary: dict[str, float | int | list[float]]) -> str:
+def format_summary(summary: Summary) -> str:
     """:func:`summarize`'s figures as aligned lines, ``name: value  (meaning)``, floats to 4
     significant digits."""
 
-    def fmt(value: float | int | list[float]) -> str:
+    def fmt(value: object) -> str:
         if isinstance(value, list):
             return "[" + ", ".join(f"{v:.3g}" for v in value) + "]"
         return f"{value:.4g}" if isinstance(value, float) else str(value)

@@ -65,14 +65,14 @@ def runs_frame(runs: Sequence[StoredRun], alpha: float = 0.1) -> pd.DataFrame:
     rows = []
     for run in runs:
         summary = metrics.summarize(run.record, alpha)
-        shares = summary.pop("spend_share")
+        shares = summary["spend_share"]
         rec = run.record
         rows.append(
             {
                 **_config_columns(run),
                 "agent_params": to_json(dict(run.config.agent_params)),
                 "problem_options": to_json(dict(run.config.problem_options)),
-                **summary,
+                **{k: v for k, v in summary.items() if k != "spend_share"},
                 **{f"spend_share_{i}": v for i, v in enumerate(shares)},
                 **{f"set_max_{i}": v for i, v in enumerate(rec.set_max.tolist())},
                 **{f"cost_mean_{i}": v for i, v in enumerate(rec.cost_means.tolist())},

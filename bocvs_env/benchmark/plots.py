@@ -26,6 +26,9 @@ from bocvs_env.benchmark.panels import Panel, group_panels, mean_and_se
 from bocvs_env.benchmark.store import StoredRun
 from bocvs_env.evaluation import EpisodeRecord
 
+#: A curve of one panel and agent: ``x``, mean and standard error over seeds, each ``(n,)``.
+Curve = tuple[np.ndarray, np.ndarray, np.ndarray]
+
 #: Points of the common cost grid.
 GRID_POINTS = 201
 #: Simple regrets below this are drawn at it (a log axis cannot show 0).
@@ -59,7 +62,7 @@ def _colors(agents: Iterable[str]) -> dict[str, str]:
 
 def _figure(
     runs: Sequence[StoredRun],
-    curve: Callable[[list[EpisodeRecord], Panel], tuple[np.ndarray, np.ndarray, np.ndarray]],
+    curve: Callable[[list[EpisodeRecord], Panel], Curve],
     xlabel: str,
     ylabel: str,
     log: bool,
@@ -92,7 +95,7 @@ def _figure(
 def simple_regret_figure(runs: Sequence[StoredRun]) -> Figure:
     """Simple regret against cost spent (:func:`bocvs_env.metrics.simple_regret_at`), log y."""
 
-    def curve(records: list[EpisodeRecord], panel: Panel) -> tuple[np.ndarray, ...]:
+    def curve(records: list[EpisodeRecord], panel: Panel) -> Curve:
         grid = _grid(panel.budget)
         return (grid, *mean_and_se(np.stack([metrics.simple_regret_at(r, grid) for r in records])))
 
@@ -102,7 +105,7 @@ def simple_regret_figure(runs: Sequence[StoredRun]) -> Figure:
 def evaluations_figure(runs: Sequence[StoredRun]) -> Figure:
     """Evaluations against cost spent (:func:`bocvs_env.metrics.evaluations_at`)."""
 
-    def curve(records: list[EpisodeRecord], panel: Panel) -> tuple[np.ndarray, ...]:
+    def curve(records: list[EpisodeRecord], panel: Panel) -> Curve:
         grid = _grid(panel.budget)
         return (grid, *mean_and_se(np.stack([metrics.evaluations_at(r, grid) for r in records])))
 
@@ -121,7 +124,7 @@ def regret_figure(runs: Sequence[StoredRun], kind: str, alpha: float = 0.1) -> F
         raise ValueError(f"kind must be 'quality' or 'cost', got {kind!r}")
     func = funcs[kind]
 
-    def curve(records: list[EpisodeRecord], panel: Panel) -> tuple[np.ndarray, ...]:
+    def curve(records: list[EpisodeRecord], panel: Panel) -> Curve:
         rounds = min(r.n_evaluations for r in records)
         values = np.stack([func(r, alpha)[:rounds] for r in records]).reshape(len(records), -1)
         return (np.arange(1, rounds + 1), *mean_and_se(values))
