@@ -154,6 +154,60 @@ def _seeds(value: Sequence[int] | int) -> list[int]:
     return seeds
 
 
+def _check_name(name: Any) -> None:
+    """A sweep's name: 1-100 letters, digits, ``.``, ``_`` or ``-``, starting with a letter or
+    digit."""
+    if not isinstance(name, str) or not _NAME.fullmatch(name):
+        raise ValueError(
+            f"a sweep's name is 1-100 letters, digits, '.', '_' or '-', starting with a "
+            f"letter or digit (it names a plot folder, never a path), got {name!r}"
+        )
+
+
+def _known_names(value: Any, name: str, known: Mapping[str, Any], what: str) -> list[str]:
+    """``value`` as a non-empty list of keys of ``known`` (``what`` names them in errors)."""
+    names = _as_list(value, name, str)
+    unknown = [n for n in names if n not in known]
+    if unknown:
+        raise ValueError(f"unknown {what} {unknown}; expected some of {sorted(known)}")
+    return names
+
+
+def _variances(value: Any) -> list[float]:
+    """Input variances, each in ``(0, 1/12)``."""
+    variances = [float(v) for v in _as_list(value, "variances", (int, float))]
+    if not all(0 < v < UNIFORM_VARIANCE for v in variances):
+        raise ValueError(f"variances must lie in (0, 1/12), got {variances}")
+    return variances
+
+
+def _budgets(value: Any) -> list[float] | None:
+    """Budgets, each finite and positive; ``None`` stays ``None`` (each problem's default)."""
+    if value is None:
+        return None
+    budgets = [float(b) for b in _as_list(value, "budgets", (int, float))]
+    if not all(math.isfinite(b) and b > 0 for b in budgets):
+        raise ValueError(f"budgets must be finite and positive, got {budgets}")
+    return budgets
+
+
+def _check_problem_options(options: Mapping[str, Any]) -> None:
+    """Shared problem options may not set the sweep's own axes."""
+    axes = sorted(_NOT_OPTIONS & set(options))
+    if axes:
+        raise ValueError(
+            f"problem_options may not set {axes}: cost sets, variances and budgets are the "
+            "sweep's own fields"
+        )
+
+
+def _check_agent_params(params: Mapping[str, Any], agents: list[str]) -> None:
+    """Agent parameters may only name agents of the sweep."""
+    stray = sorted(set(params) - set(agents))
+    if stray:
+        raise ValueError(f"agent_params names agents not in the sweep: {stray}")
+
+
 @dataclass(frozen=True)
 class SweepConfig:
     """A sweep: the grid of runs and its name.
@@ -186,38 +240,15 @@ class SweepConfig:
     problem_options: Mapping[str, Any] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
-        if not isinstance(self.name, str) or not _NAME.fullmatch(self.name):
-            raise ValueError(
-                f"a sweep's name is 1-100 letters, digits, '.', '_' or '-', starting with a "
-                f"letter or digit (it names a plot folder, never a path), got {self.name!r}"
-            )
-        problems = _as_list(self.problems, "problems", str)
-        unknown = [p for p in problems if p not in PROBLEMS]
-        if unknown:
-            raise ValueError(f"unknown problems {unknown}; expected some of {sorted(PROBLEMS)}")
-        cost_sets = _as_list(self.cost_sets, "cost_sets", str)
-        unknown = [c for c in cost_sets if c not in COST_SETS]
-        if unknown:
-            raise ValueError(f"unknown cost sets {unknown}; expected some of {sorted(COST_SETS)}")
-        variances = [float(v) for v in _as_list(self.variances, "variances", (int, float))]
-        if not all(0 < v < UNIFORM_VARIANCE for v in variances):
-            raise ValueError(f"variances must lie in (0, 1/12), got {variances}")
-        budgets = None
-        if self.budgets is not None:
-            budgets = [float(b) for b in _as_list(self.budgets, "budgets", (int, float))]
-            if not all(math.isfinite(b) and b > 0 for b in budgets):
-                raise ValueError(f"budgets must be finite and positive, got {budgets}")
+        _check_name(self.name)
+        problems = _known_names(self.problems, "problems", PROBLEMS, "problems")
+        cost_sets = _known_names(self.cost_sets, "cost_sets", COST_SETS, "cost sets")
+        variances = _variances(self.variances)
+        budgets = _budgets(self.budgets)
         agents = _as_list(self.agents, "agents", str)
         seeds = _seeds(self.seeds)
-        axes = sorted(_NOT_OPTIONS & set(self.problem_options))
-        if axes:
-            raise ValueError(
-                f"problem_options may not set {axes}: cost sets, variances and budgets are the "
-                "sweep's own fields"
-            )
-        stray = sorted(set(self.agent_params) - set(agents))
-        if stray:
-            raise ValueError(f"agent_params names agents not in the sweep: {stray}")
+        _check_problem_options(self.problem_options)
+        _check_agent_params(self.agent_params, agents)
         for attr, value in (
             ("problems", problems),
             ("cost_sets", cost_sets),
@@ -233,12 +264,13 @@ class SweepConfig:
     def runs(self) -> list[RunConfig]:
         """Every run of the grid, in a fixed order (problems outermost, seeds innermost)."""
         options = {**_PROBLEM_DEFAULTS, **self.problem_options}
+        seeds = _seeds(self.seeds)  # already a tuple (__post_init__); this narrows its type
         out = []
         for problem, cost_set, variance in itertools.product(
             self.problems, self.cost_sets, self.variances
         ):
             budgets = self.budgets or (PROBLEMS[problem].default_budget,)
-            for budget, agent, seed in itertools.product(budgets, self.agents, self.seeds):
+            for budget, agent, seed in itertools.product(budgets, self.agents, seeds):
                 out.append(
                     RunConfig(
                         problem=problem,
