@@ -152,3 +152,9 @@ def test_improvement_reward_sums_to_the_rise_of_the_best_value() -> None:
     np.testing.assert_allclose(total, obs[4 * 7] - start, rtol=1e-5, atol=1e-6)
     with pytest.raises(ValueError, match="reward"):
         HistoryObservation(gym.make("bocvs/Hartmann3-v1"), reward="regret")
+
+
+@pytest.mark.parametrize("wrapper", [FlatAction, HistoryObservation])
+def test_wrappers_refuse_an_env_that_is_not_bocvs(wrapper: Callable[[gym.Env], gym.Env]) -> None:
+    with pytest.raises(TypeError, match=r"expected a BOCVSEnv .* got CartPoleEnv"):
+        wrapper(gym.make("CartPole-v1"))
