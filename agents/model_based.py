@@ -11,7 +11,7 @@ from torch import Tensor
 
 from agents.acquisition import Bound, ExpectedAcquisition
 from agents.base import Action, BaseAgent, Observation
-from agents.surrogate import GPSurrogate, SamplePath
+from agents.surrogate import GPSurrogate, RefitSchedule, SamplePath
 
 #: The lengthscales of the reference codes where they differ from 0.1 (SPEC section 5), by
 #: problem name; the name is part of the public task.
@@ -37,6 +37,10 @@ class ModelBasedAgent(BaseAgent):
         noise: the fixed noise variance.
         outputscale: the fixed output scale.
         refit_every: observations between hyperparameter refits in ``"fitted"`` mode.
+        refit_schedule: ``"every"`` (every ``refit_every`` observations) or ``"geometric"``
+            (also wait until the data has grown by ``refit_growth`` since the last refit); see
+            :class:`~agents.surrogate.GPSurrogate`.
+        refit_growth: the geometric schedule's growth factor (``> 1``).
         n_samples: quasi-random samples of the random variables behind each ``E[.]``.
         raw_samples: random candidates screened before the gradient-based optimization.
         n_restarts: starts of the multi-start optimization.
@@ -53,6 +57,8 @@ class ModelBasedAgent(BaseAgent):
         noise: float = 1e-4,
         outputscale: float = 1.0,
         refit_every: int = 10,
+        refit_schedule: RefitSchedule = "every",
+        refit_growth: float = 1.25,
         n_samples: int = 128,
         raw_samples: int = 256,
         n_restarts: int = 8,
@@ -70,6 +76,8 @@ class ModelBasedAgent(BaseAgent):
         self.noise = noise
         self.outputscale = outputscale
         self.refit_every = refit_every
+        self.refit_schedule: RefitSchedule = refit_schedule
+        self.refit_growth = refit_growth
         self.n_samples = n_samples
         self.raw_samples = raw_samples
         self.n_restarts = n_restarts
@@ -94,6 +102,8 @@ class ModelBasedAgent(BaseAgent):
             noise=self.noise,
             outputscale=self.outputscale,
             refit_every=self.refit_every,
+            refit_schedule=self.refit_schedule,
+            refit_growth=self.refit_growth,
             seed=model_seed,
         )
         self.acquisition = ExpectedAcquisition(
@@ -177,6 +187,8 @@ class ModelBasedAgent(BaseAgent):
             "noise": self.noise,
             "outputscale": self.outputscale,
             "refit_every": self.refit_every,
+            "refit_schedule": self.refit_schedule,
+            "refit_growth": self.refit_growth,
             "n_samples": self.n_samples,
             "raw_samples": self.raw_samples,
             "n_restarts": self.n_restarts,

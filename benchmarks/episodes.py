@@ -196,6 +196,16 @@ def run_worker(spec: dict[str, Any], tree: Path, timeout: float) -> dict[str, An
         return result
 
 
+def phase_summary(episodes: list[dict[str, Any]], phase: str) -> dict[str, float]:
+    """The median step's time in ``phase``, and the median over episodes of its total."""
+    per_step = [s[phase] for e in episodes for s in e["steps"]]
+    totals = [sum(s[phase] for s in e["steps"]) for e in episodes]
+    return {
+        f"{phase}_median_s": float(np.median(per_step)),
+        f"{phase}_total_s": float(np.median(totals)),
+    }
+
+
 def summarize_episodes(episodes: list[dict[str, Any]]) -> dict[str, Any]:
     """Medians over steps and per-episode totals (medians over episodes) of every phase."""
     ok = [e for e in episodes if "error" not in e]
@@ -206,9 +216,7 @@ def summarize_episodes(episodes: list[dict[str, Any]]) -> dict[str, Any]:
     if not ok:
         return out
     for phase in PHASES:
-        per_step = [s[phase] for e in ok for s in e["steps"]]
-        out[f"{phase}_median_s"] = float(np.median(per_step))
-        out[f"{phase}_total_s"] = float(np.median([sum(s[phase] for s in e["steps"]) for e in ok]))
+        out.update(phase_summary(ok, phase))
     for key in ("wall_s", "reset_s", "n_evaluations", "final_n", "simple_regret", "peak_mb"):
         out[key] = float(np.median([e[key] for e in ok]))
     out["refits"] = [e["refits"] for e in ok]
@@ -271,26 +279,14 @@ def specs(args: argparse.Namespace, params: dict[str, Any]) -> Iterator[dict[str
                 }
 
 
-def run_all(args: argparse.Namespace, progress: Callable[[str], None]) -> dict[str, Any]:
-    """Every episode of every variant, the variants alternating per episode."""
-    load_before = os.getloadavg()
-    baseline_params = json.loads(args.baseline_params)
-    variants = [("current", None, json.loads(args.params))]
-    if args.compare_to is not None or args.baseline_params != "{}":
-        variants.insert(0, ("baseline", args.compare_to, baseline_params))
-    episodes: dict[str, list[dict[str, Any]]] = {v[0]: [] for v in variants}
-    with source_tree(variants[0][1]) as first, source_tree(None) as current:
-        trees = {variants[0][0]: first, "current": current}
-        runs = [list(specs(args, p)) for _, _, p in variants]
-        for k, group in enumerate(zip(*runs, strict=True)):
-            order = list(zip(variants, group, strict=True))
-            for (label, _, _), spec in order if k % 2 == 0 else order[::-1]:
-                result = run_worker(spec, trees[label], args.timeout)
-                episodes[label].append(result)
-                progress(
-                    f"{label} {spec['problem']} {spec['agent']} seed {spec['seed']}: "
-                    + result.get("error", f"{result.get('wall_s', 0):.1f} s")
-                )
+Variant = tuple[str, str | None, dict[str, Any]]  # label, git revision (None: this tree), params
+
+
+def summary_rows(
+    args: argparse.Namespace, variants: list[Variant], episodes: dict[str, list[dict[str, Any]]]
+) -> list[dict[str, Any]]:
+    """One summary per problem, agent and variant; the current variant's rows are paired by seed
+    with the baseline's when there is one."""
     summary = []
     for problem in args.problems:
         for agent in args.agents:
@@ -313,6 +309,30 @@ def run_all(args: argparse.Namespace, progress: Callable[[str], None]) -> dict[s
     if len(variants) == 2:
         for old, new in zip(summary[::2], summary[1::2], strict=True):
             new["paired_with_baseline"] = paired(new["summary"], old["summary"])
+    return summary
+
+
+def run_all(args: argparse.Namespace, progress: Callable[[str], None]) -> dict[str, Any]:
+    """Every episode of every variant, the variants alternating per episode."""
+    load_before = os.getloadavg()
+    baseline_params = json.loads(args.baseline_params)
+    variants: list[Variant] = [("current", None, json.loads(args.params))]
+    if args.compare_to is not None or args.baseline_params != "{}":
+        variants.insert(0, ("baseline", args.compare_to, baseline_params))
+    episodes: dict[str, list[dict[str, Any]]] = {v[0]: [] for v in variants}
+    with source_tree(variants[0][1]) as first, source_tree(None) as current:
+        trees = {variants[0][0]: first, "current": current}
+        runs = [list(specs(args, p)) for _, _, p in variants]
+        for k, group in enumerate(zip(*runs, strict=True)):
+            order = list(zip(variants, group, strict=True))
+            for (label, _, _), spec in order if k % 2 == 0 else order[::-1]:
+                result = run_worker(spec, trees[label], args.timeout)
+                episodes[label].append(result)
+                progress(
+                    f"{label} {spec['problem']} {spec['agent']} seed {spec['seed']}: "
+                    + result.get("error", f"{result.get('wall_s', 0):.1f} s")
+                )
+    summary = summary_rows(args, variants, episodes)
     return {
         "args": vars(args),
         "load_before": load_before,

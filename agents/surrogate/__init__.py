@@ -2,7 +2,7 @@
 growing Cholesky factor, the BoTorch hyperparameter fit, sample paths and the closed-form kernel
 mean embedding. The GP algebra itself is :mod:`bocvs_env.gp`."""
 
-from agents.surrogate.gp import GPSurrogate, Mode
+from agents.surrogate.gp import GPSurrogate, Mode, RefitSchedule
 from agents.surrogate.paths import SamplePath
 from agents.surrogate.posterior import CHUNK_ELEMENTS, MIN_VARIANCE, FactorizedPosterior
 
@@ -12,5 +12,6 @@ __all__ = [
     "FactorizedPosterior",
     "GPSurrogate",
     "Mode",
+    "RefitSchedule",
     "SamplePath",
 ]

@@ -176,6 +176,29 @@ def test_fitted_mode_refits_on_schedule_and_matches_botorch() -> None:
     torch.testing.assert_close(std, post.variance.squeeze(-1).sqrt(), atol=1e-6, rtol=1e-6)
 
 
+def test_the_geometric_schedule_refits_when_the_data_has_grown_by_the_factor() -> None:
+    X, y = data(40, seed=2)
+    refits, every = [], []
+    for schedule, out in (("geometric", refits), ("every", every)):
+        gp = GPSurrogate(3, mode="fitted", refit_every=2, refit_schedule=schedule, refit_growth=2.0)
+        for n in range(2, 41):
+            before = gp.fitter.n_refits
+            gp.fit(X[:n], y[:n])
+            if gp.fitter.n_refits > before:
+                out.append(n)
+    # first fit at 2 points, then at twice the last fit's size (and >= 2 points later)
+    assert refits == [2, 4, 8, 16, 32]
+    assert every == list(range(2, 41, 2))
+
+
+@pytest.mark.parametrize(
+    ("option", "value"), [("refit_schedule", "sometimes"), ("refit_growth", 1.0)]
+)
+def test_a_bad_refit_schedule_is_refused(option: str, value: object) -> None:
+    with pytest.raises(ValueError, match=option):
+        GPSurrogate(3, mode="fitted", **{option: value})  # type: ignore[arg-type]
+
+
 def test_a_warm_started_refit_finds_the_same_posterior() -> None:
     X, y = data(40, seed=4)
     posteriors = []
