@@ -12,6 +12,7 @@ from torch import Tensor
 from agents.acquisition import Bound, ExpectedAcquisition
 from agents.base import Action, BaseAgent, Observation
 from agents.surrogate import GPSurrogate, RefitSchedule, SamplePath
+from agents.surrogate.gp import check_refit_schedule
 
 #: The lengthscales of the reference codes where they differ from 0.1 (SPEC section 5), by
 #: problem name; the name is part of the public task.
@@ -69,6 +70,7 @@ class ModelBasedAgent(BaseAgent):
         super().__init__()
         if surrogate_mode not in ("fixed", "fitted"):
             raise ValueError(f"surrogate_mode must be 'fixed' or 'fitted', got {surrogate_mode!r}")
+        check_refit_schedule(refit_schedule, refit_growth)
         if beta < 0:
             raise ValueError(f"beta must be >= 0, got {beta!r}")
         self.surrogate_mode = surrogate_mode
