@@ -124,9 +124,8 @@ def run_one(spec: dict[str, Any]) -> dict[str, Any]:
     import torch
 
     import agents
-    from agents.registry import make_agent
     from bocvs_env.benchmark.config import RunConfig
-    from bocvs_env.benchmark.runner import agent_arguments
+    from bocvs_env.benchmark.runner import agent_arguments, make_agent  # as the harness builds it
     from bocvs_env.env import BOCVSEnv
     from bocvs_env.evaluation import run_episode
     from bocvs_env.metrics import summarize
