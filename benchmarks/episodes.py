@@ -48,7 +48,7 @@ import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 
@@ -149,7 +149,7 @@ def run_one(spec: dict[str, Any]) -> dict[str, Any]:
         "n_evaluations": record.n_evaluations,
         "final_n": len(getattr(agent, "y", ())),
         "refits": None if fitter is None else int(fitter.n_refits),
-        "simple_regret": float(summarize(record)["simple_regret"]),
+        "simple_regret": float(cast(float, summarize(record)["simple_regret"])),
         "peak_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
         "steps": clock.steps,
     }
