@@ -39,9 +39,9 @@ class ModelBasedAgent(BaseAgent):
         outputscale: the fixed output scale.
         refit_every: observations between hyperparameter refits in ``"fitted"`` mode.
         refit_schedule: ``"every"`` (every ``refit_every`` observations) or ``"geometric"``
-            (also wait until the data has grown by ``refit_growth`` since the last refit); see
+            (also wait until the data has grown by ``refit_factor`` since the last refit); see
             :class:`~agents.surrogate.GPSurrogate`.
-        refit_growth: the geometric schedule's growth factor (``> 1``).
+        refit_factor: the geometric schedule's growth factor (``> 1``).
         n_samples: quasi-random samples of the random variables behind each ``E[.]``.
         raw_samples: random candidates screened before the gradient-based optimization.
         n_restarts: starts of the multi-start optimization.
@@ -59,7 +59,7 @@ class ModelBasedAgent(BaseAgent):
         outputscale: float = 1.0,
         refit_every: int = 10,
         refit_schedule: RefitSchedule = "every",
-        refit_growth: float = 1.25,
+        refit_factor: float = 1.25,
         n_samples: int = 128,
         raw_samples: int = 256,
         n_restarts: int = 8,
@@ -70,7 +70,7 @@ class ModelBasedAgent(BaseAgent):
         super().__init__()
         if surrogate_mode not in ("fixed", "fitted"):
             raise ValueError(f"surrogate_mode must be 'fixed' or 'fitted', got {surrogate_mode!r}")
-        check_refit_schedule(refit_schedule, refit_growth)
+        check_refit_schedule(refit_schedule, refit_factor)
         if beta < 0:
             raise ValueError(f"beta must be >= 0, got {beta!r}")
         self.surrogate_mode = surrogate_mode
@@ -79,7 +79,7 @@ class ModelBasedAgent(BaseAgent):
         self.outputscale = outputscale
         self.refit_every = refit_every
         self.refit_schedule: RefitSchedule = refit_schedule
-        self.refit_growth = refit_growth
+        self.refit_factor = refit_factor
         self.n_samples = n_samples
         self.raw_samples = raw_samples
         self.n_restarts = n_restarts
@@ -105,7 +105,7 @@ class ModelBasedAgent(BaseAgent):
             outputscale=self.outputscale,
             refit_every=self.refit_every,
             refit_schedule=self.refit_schedule,
-            refit_growth=self.refit_growth,
+            refit_factor=self.refit_factor,
             seed=model_seed,
         )
         self.acquisition = ExpectedAcquisition(
@@ -190,7 +190,7 @@ class ModelBasedAgent(BaseAgent):
             "outputscale": self.outputscale,
             "refit_every": self.refit_every,
             "refit_schedule": self.refit_schedule,
-            "refit_growth": self.refit_growth,
+            "refit_factor": self.refit_factor,
             "n_samples": self.n_samples,
             "raw_samples": self.raw_samples,
             "n_restarts": self.n_restarts,

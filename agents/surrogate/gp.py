@@ -53,7 +53,7 @@ def check_refit_schedule(schedule: str, growth: float) -> None:
     if schedule not in ("every", "geometric"):
         raise ValueError(f"refit_schedule must be 'every' or 'geometric', got {schedule!r}")
     if not (math.isfinite(growth) and growth > 1):
-        raise ValueError(f"refit_growth must be finite and > 1, got {growth!r}")
+        raise ValueError(f"refit_factor must be finite and > 1, got {growth!r}")
 
 
 class GPSurrogate(FactorizedPosterior):
@@ -69,13 +69,13 @@ class GPSurrogate(FactorizedPosterior):
         refit_every: the fitted mode refits its hyperparameters once this many points have been
             added since the last fit (and on the first fit with at least two points).
         refit_schedule: ``"every"`` (the default: every ``refit_every`` points) or
-            ``"geometric"``: also wait until the data has grown by the factor ``refit_growth``
+            ``"geometric"``: also wait until the data has grown by the factor ``refit_factor``
             since the last fit, so that an episode of ``n`` points refits ``O(log n)`` times
             rather than ``n / refit_every`` (a warm-started refit costs about 1.3 s at
             ``n = 300`` and 6 s at ``n = 1,000``; issue 12). Between refits the factor is
             extended with the last hyperparameters.
-        refit_growth: the geometric schedule's growth factor (``> 1``): the next refit comes at
-            ``max(n_fit + refit_every, refit_growth * n_fit)`` points for ``n_fit`` at the last.
+        refit_factor: the geometric schedule's growth factor (``> 1``): the next refit comes at
+            ``max(n_fit + refit_every, refit_factor * n_fit)`` points for ``n_fit`` at the last.
         seed: seeds the random restarts BoTorch may use when a hyperparameter fit fails (each refit
             uses ``seed + refit count``); ``None`` leaves torch's global generator as it is.
         n_features: the number of random Fourier features of the prior in :meth:`sample_paths`.
@@ -92,7 +92,7 @@ class GPSurrogate(FactorizedPosterior):
         outputscale: float = 1.0,
         refit_every: int = 10,
         refit_schedule: RefitSchedule = "every",
-        refit_growth: float = 1.25,
+        refit_factor: float = 1.25,
         seed: int | None = 0,
         n_features: int = 1024,
         warm_start: bool = True,
@@ -108,14 +108,14 @@ class GPSurrogate(FactorizedPosterior):
             raise ValueError(f"outputscale must be positive and finite, got {outputscale!r}")
         if not (isinstance(refit_every, int) and refit_every >= 1):
             raise ValueError(f"refit_every must be a positive integer, got {refit_every!r}")
-        check_refit_schedule(refit_schedule, refit_growth)
+        check_refit_schedule(refit_schedule, refit_factor)
         if not (isinstance(n_features, int) and n_features >= 1):
             raise ValueError(f"n_features must be a positive integer, got {n_features!r}")
         self.dim = dim
         self.mode = mode
         self.refit_every = refit_every
         self.refit_schedule = refit_schedule
-        self.refit_growth = float(refit_growth)
+        self.refit_factor = float(refit_factor)
         self.seed = seed
         self.n_features = n_features
         self.warm_start = warm_start
@@ -212,7 +212,7 @@ class GPSurrogate(FactorizedPosterior):
         """Whether the schedule refits at ``n`` points, the data having grown since the last."""
         due = n - self._n_at_refit >= self.refit_every
         if self.refit_schedule == "geometric":
-            return due and n >= self.refit_growth * self._n_at_refit
+            return due and n >= self.refit_factor * self._n_at_refit
         return due
 
     def kernel_mean_embedding(

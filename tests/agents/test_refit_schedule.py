@@ -11,7 +11,7 @@ from bocvs_env.evaluation import public_info
 
 def test_an_agent_refits_on_the_geometric_schedule_it_was_given() -> None:
     env = BOCVSEnv("hartmann3", budget=100.0, n_initial=4)
-    agent = UCBPSQAgent(refit_schedule="geometric", refit_growth=2.0, refit_every=1)
+    agent = UCBPSQAgent(refit_schedule="geometric", refit_factor=2.0, refit_every=1)
     obs, info = env.reset(seed=0)
     agent.reset(env.task, obs, public_info(info), seed=0)
     sizes = []
@@ -24,11 +24,11 @@ def test_an_agent_refits_on_the_geometric_schedule_it_was_given() -> None:
             sizes.append(len(agent.y))
     assert sizes == [8, 16]
     assert agent.params()["refit_schedule"] == "geometric"
-    assert agent.params()["refit_growth"] == 2.0
+    assert agent.params()["refit_factor"] == 2.0
 
 
 @pytest.mark.parametrize(
-    ("option", "value"), [("refit_schedule", "sometimes"), ("refit_growth", 0.5)]
+    ("option", "value"), [("refit_schedule", "sometimes"), ("refit_factor", 0.5)]
 )
 def test_an_agent_refuses_a_bad_refit_schedule_when_built(option: str, value: object) -> None:
     with pytest.raises(ValueError, match=option):

@@ -180,7 +180,7 @@ def test_the_geometric_schedule_refits_when_the_data_has_grown_by_the_factor() -
     X, y = data(40, seed=2)
     refits, every = [], []
     for schedule, out in (("geometric", refits), ("every", every)):
-        gp = GPSurrogate(3, mode="fitted", refit_every=2, refit_schedule=schedule, refit_growth=2.0)
+        gp = GPSurrogate(3, mode="fitted", refit_every=2, refit_schedule=schedule, refit_factor=2.0)
         for n in range(2, 41):
             before = gp.fitter.n_refits
             gp.fit(X[:n], y[:n])
@@ -192,7 +192,7 @@ def test_the_geometric_schedule_refits_when_the_data_has_grown_by_the_factor() -
 
 
 @pytest.mark.parametrize(
-    ("option", "value"), [("refit_schedule", "sometimes"), ("refit_growth", 1.0)]
+    ("option", "value"), [("refit_schedule", "sometimes"), ("refit_factor", 1.0)]
 )
 def test_a_bad_refit_schedule_is_refused(option: str, value: object) -> None:
     with pytest.raises(ValueError, match=option):
