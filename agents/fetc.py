@@ -19,6 +19,7 @@ from agents.decisions import (
 )
 from agents.etc import ETCAgent
 from agents.relevance import collapse_relevance, redundant_sets, relevant_variables
+from agents.surrogate import RefitSchedule
 
 #: The switches that turn every FETC component off: FETC with these is ETC (Algorithm 1).
 ETC_SWITCHES: dict[str, Any] = {
@@ -27,7 +28,7 @@ ETC_SWITCHES: dict[str, Any] = {
     "value_bounds": "intersected",
     "relevance": False,
     "exploit_query": "ucb",
-    "refit_growth": 0.0,
+    "refit_schedule": "every",
 }
 
 
@@ -63,10 +64,12 @@ class FETCAgent(ETCAgent):
        sample path's expectation (Thompson sampling) instead of ``E[u]``: sharper on the
        committed set, where the UCB keeps spending on the width. ``"ucb"``: Algorithm 1.
 
-    6. ``refit_growth=0.2``: the GP's hyperparameters are refitted when the data has grown by
-       20% since the last fit (at least every ``refit_every`` points), not every
+    6. ``refit_schedule="geometric"``: the GP's hyperparameters are refitted when the data has
+       grown by the factor ``refit_factor`` (1.25) since the last fit and by at least
+       ``refit_every`` points (:class:`~agents.surrogate.GPSurrogate`'s schedule), not every
        ``refit_every`` points: spending on cheap sets makes several times more evaluations,
-       and the fixed count would make their refits dominate the run time. ``0``: ETC's count.
+       and the fixed count would make their refits dominate the run time. ``"every"``: ETC's
+       count.
 
     The decision log has ETC's keys; in exploration also ``relevant`` and ``skipped`` (when
     relevance is on); in exploitation ``query``, and with current bounds ``ucb_checked`` (the
@@ -86,7 +89,8 @@ class FETCAgent(ETCAgent):
         relevance_points: the quasi-random inputs (drawn from the variables' distributions)
             relevance is averaged over.
         exploit_query: ``"ts"`` or ``"ucb"``.
-        refit_growth: the relative growth of the data between hyperparameter refits.
+        refit_schedule: when hyperparameters are refitted (:class:`~agents.surrogate.GPSurrogate`);
+            FETC's default is ``"geometric"``.
         **etc: ETC's parameters (``explore_fraction``, ``alpha0``, ``halve_every``) and the
             model options of :class:`~agents.model_based.ModelBasedAgent`.
     """
@@ -105,10 +109,10 @@ class FETCAgent(ETCAgent):
         relevance_min_data: int | None = None,
         relevance_points: int = 32,
         exploit_query: Literal["ts", "ucb"] = "ts",
-        refit_growth: float = 0.2,
+        refit_schedule: RefitSchedule = "geometric",
         **etc: Any,
     ) -> None:
-        super().__init__(**etc)
+        super().__init__(refit_schedule=refit_schedule, **etc)
         for label, value, allowed in (
             ("allocation", allocation, ("spend", "count")),
             ("cost_bound", cost_bound, ("bernstein", "hoeffding")),
@@ -123,8 +127,6 @@ class FETCAgent(ETCAgent):
             raise ValueError(f"relevance_threshold must be in [0, 1], got {relevance_threshold!r}")
         if relevance_points < 1:
             raise ValueError(f"relevance_points must be >= 1, got {relevance_points!r}")
-        if not (math.isfinite(refit_growth) and refit_growth >= 0):
-            raise ValueError(f"refit_growth must be >= 0, got {refit_growth!r}")
         self.allocation = allocation
         self.spend_exponent = spend_exponent
         self.cost_bound = cost_bound
@@ -135,20 +137,11 @@ class FETCAgent(ETCAgent):
         self.relevance_min_data = relevance_min_data
         self.relevance_points = relevance_points
         self.exploit_query = exploit_query
-        self.refit_growth = refit_growth
 
     def start(self) -> None:
         self._relevance_version: int | None = None  # before the first fit (in super().start())
         self._relevance_cache = np.zeros(0)
         super().start()
-
-    def _refit(self) -> None:
-        """Refit hyperparameters once the data grew by ``refit_growth`` (at least every
-        ``refit_every`` points); ``refit_growth = 0`` is ETC's fixed count."""
-        if self.refit_growth > 0:
-            grown = math.ceil(self.refit_growth * self.y.size)
-            self.surrogate.refit_every = max(self.refit_every, grown)
-        super()._refit()
 
     # ----------------------------------------------------------------------------- exploration
     def act(self, observation: Observation) -> Action:
@@ -258,6 +251,5 @@ class FETCAgent(ETCAgent):
             "relevance_min_data": self.relevance_min_data,
             "relevance_points": self.relevance_points,
             "exploit_query": self.exploit_query,
-            "refit_growth": self.refit_growth,
             **super().params(),
         }

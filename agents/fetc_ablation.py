@@ -5,7 +5,7 @@ Each class is a :class:`~agents.fetc.FETCAgent` whose switches default to ETC's 
 can put ``etc``, the six ``etc-<component>`` agents and ``fetc`` side by side and the table shows
 what each change buys alone. Keyword parameters pass through to :class:`~agents.fetc.FETCAgent`
 (a sweep's ``agent_params``), so any switch can still be set explicitly. The sixth switch,
-``refit_growth``, is not a decision rule but when the hyperparameters are refitted (run time);
+``refit_schedule``, is not a decision rule but when the hyperparameters are refitted (run time);
 ``etc-refit`` shows what it costs in regret.
 """
 
@@ -61,10 +61,10 @@ class ETCTSAgent(AblationAgent):
 
 
 class ETCRefitAgent(AblationAgent):
-    """ETC with hyperparameter refits on a 20% growth schedule."""
+    """ETC with hyperparameter refits on the geometric schedule (growth by 1.25)."""
 
     name = "etc-refit"
-    component: ClassVar[dict[str, Any]] = {"refit_growth": 0.2}
+    component: ClassVar[dict[str, Any]] = {"refit_schedule": "geometric"}
 
 
 #: CLI name -> the one switch that differs from ETC.
