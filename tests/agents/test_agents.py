@@ -95,27 +95,16 @@ MODEL_AGENTS = sorted(set(NEEDS_PARAMS) - {"random"})
 PLAYABLE = sorted(n for n, needs in NEEDS_PARAMS.items() if "model" not in needs)
 
 
-#: The problems every agent plays in the default run; the rest are played by ETC by default and
-#: by every agent in the slow run (CI runs both).
-DEFAULT_RUN_PROBLEMS = ("hartmann3", "hartmann6_12d")
-
-
 def _full_episode_cases() -> list[Any]:
     """Every playable agent on every built-in problem. Slow (run by CI, not by default): full
-    episodes on airfoil (ETC's alone takes a minute), FETC's one-component ablation agents beyond
-    hartmann3 (each is FETC with switches), and the other agents beyond
-    :data:`DEFAULT_RUN_PROBLEMS` (ETC plays every other problem by default)."""
+    episodes on airfoil (ETC's alone takes a minute), and FETC's one-component ablation agents
+    beyond hartmann3 (each is FETC with switches, and FETC itself plays every problem)."""
     from agents.fetc_ablation import COMPONENTS
 
     cases = []
     for name in PLAYABLE:
         for problem in sorted(PROBLEMS):
-            if name in COMPONENTS:
-                slow = problem != "hartmann3"
-            else:
-                slow = problem == "airfoil" or (
-                    name != "etc" and problem not in DEFAULT_RUN_PROBLEMS
-                )
+            slow = problem == "airfoil" or (name in COMPONENTS and problem != "hartmann3")
             cases.append(pytest.param(name, problem, marks=pytest.mark.slow) if slow else
                          (name, problem))  # fmt: skip
     return cases
