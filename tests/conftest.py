@@ -29,6 +29,38 @@ def data_dir() -> Path:
     return path
 
 
+#: The airfoil data file's name (``bocvs_env.problems.airfoil.AIRFOIL_FILE``, not imported here
+#: so that collecting the tests does not import torch before pytest's header).
+AIRFOIL_FILE = "airfoil_self_noise.dat"
+
+
+@pytest.fixture(scope="session")
+def quick_data_dir(data_dir: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The real-world data with the airfoil file thinned to every 10th row (151 of 1,503).
+
+    The airfoil objective is a GP fitted to its file, once per file and cached; on the whole file
+    the fit takes a minute or more, on the thinned one seconds. Tests of the environment's
+    mechanics on the airfoil id (spaces, checkers, budgets, bad input) run on this folder; the
+    tests of the real fit itself use :func:`data_dir` and are marked slow.
+    """
+    folder = tmp_path_factory.mktemp("quick-data")
+    for source in data_dir.iterdir():
+        if source.name == AIRFOIL_FILE:
+            lines = source.read_text().splitlines()
+            (folder / source.name).write_text("\n".join(lines[::10]) + "\n")
+        elif source.is_file():
+            (folder / source.name).symlink_to(source)
+    return folder
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """One torch/BLAS thread per pytest-xdist worker (``-n auto`` runs one worker per core, and
+    more threads than cores only make them wait for each other); before torch is imported."""
+    if os.environ.get("PYTEST_XDIST_WORKER"):
+        for name in ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS"):
+            os.environ.setdefault(name, "1")
+
+
 def pytest_report_header() -> str:
     """Say at the start whether the plant and airfoil tests will run."""
     path = _data_path()

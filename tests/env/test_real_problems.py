@@ -36,13 +36,19 @@ def airfoil_objective(data_dir: Path) -> AirfoilObjective:
     return airfoil(data_dir)
 
 
+@pytest.fixture(scope="module")
+def quick_airfoil(quick_data_dir: Path) -> AirfoilObjective:
+    """The objective fitted to the thinned file: the same code, fitted in seconds."""
+    return airfoil(quick_data_dir)
+
+
 @pytest.fixture
-def small_airfoil_dir(data_dir: Path, tmp_path: Path) -> Path:
-    """A folder with every 10th row of the airfoil file: fits in a second, for cache tests."""
+def small_airfoil_dir(quick_data_dir: Path, tmp_path: Path) -> Path:
+    """A folder of its own with the thinned airfoil file (:func:`quick_data_dir`), for cache
+    tests that change or key on the file."""
     folder = tmp_path / "data"
     folder.mkdir()
-    lines = (data_dir / AIRFOIL_FILE).read_text().splitlines()
-    (folder / AIRFOIL_FILE).write_text("\n".join(lines[::10]) + "\n")
+    (folder / AIRFOIL_FILE).write_bytes((quick_data_dir / AIRFOIL_FILE).read_bytes())
     return folder
 
 
@@ -56,7 +62,7 @@ def tmp_cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 def _objectives(request: pytest.FixtureRequest) -> list[Objective]:
     return [
         request.getfixturevalue("plant_objective"),
-        request.getfixturevalue("airfoil_objective"),
+        request.getfixturevalue("quick_airfoil"),
         gp_sample(0),
     ]
 
@@ -249,6 +255,7 @@ def _reference_mean(data_dir: Path) -> Callable[[torch.Tensor], torch.Tensor]:
     return lambda Q: c + matern52(Q) @ alpha
 
 
+@pytest.mark.slow  # the fit to the whole file: a minute or more
 def test_airfoil_fit_is_close_to_the_reference(
     data_dir: Path, airfoil_objective: AirfoilObjective
 ) -> None:
@@ -296,10 +303,8 @@ def test_gp_sample_has_unit_variance_and_its_lengthscale() -> None:
 def test_registered_ids_reset_and_step(
     env_id: str, needs_data: bool, request: pytest.FixtureRequest
 ) -> None:
-    if env_id == "bocvs/Airfoil-v1":
-        request.getfixturevalue("airfoil_objective")  # fit once, in the session's cache
     if needs_data:
-        kwargs = {"data_dir": request.getfixturevalue("data_dir")}
+        kwargs = {"data_dir": request.getfixturevalue("quick_data_dir")}
     else:
         kwargs = {"function_seed": 2}
     env = gym.make(env_id, **kwargs)
