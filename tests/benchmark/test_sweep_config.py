@@ -193,3 +193,36 @@ def test_fetc_sweep_configs_load_and_name_registered_agents(name: str) -> None:
         grid = preset("paper")
         assert not set(sweep.problems) & set(grid.problems)
         assert not set(sweep.variances) & set(grid.variances)
+
+
+def _config(name: str) -> SweepConfig:
+    return SweepConfig.from_file(
+        Path(__file__).resolve().parents[2] / "benchmarks" / "configs" / f"{name}.toml"
+    )
+
+
+def _cells(sweep: SweepConfig) -> set[tuple[str, str, float]]:
+    return {(p, c, v) for p in sweep.problems for c in sweep.cost_sets for v in sweep.variances}
+
+
+def test_the_final_grid_is_the_papers_with_every_agent_and_ten_seeds() -> None:
+    from bocvs_env.benchmark.sweep import check_agents
+
+    grid, paper = _config("grid"), preset("paper")
+    check_agents(grid)
+    assert _cells(grid) == _cells(paper) and grid.budgets == paper.budgets
+    assert {*paper.agents, "fetc", "sadcbo", "ei-cost"} <= set(grid.agents)
+    assert list(grid.seeds) == list(range(10))
+
+
+@pytest.mark.parametrize(
+    "name", ["grid_levy6", "grid_hartmann6_expensive", "grid_hartmann6_variance08"]
+)
+def test_the_settings_beyond_the_paper_are_new_cells_with_the_grids_agents(name: str) -> None:
+    from bocvs_env.benchmark.sweep import check_agents
+
+    grid, beyond = _config("grid"), _config(name)
+    check_agents(beyond)
+    assert beyond.agents == grid.agents and beyond.budgets == grid.budgets
+    assert _cells(beyond) and not _cells(beyond) & _cells(grid)
+    assert list(beyond.seeds) == list(range(5))
