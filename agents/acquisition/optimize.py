@@ -168,9 +168,10 @@ def batch_objective(
             grads = torch.autograd.grad(total, leaves, allow_unused=True)
         out: list[tuple[float, np.ndarray]] = [(0.0, np.zeros(0))] * len(active)
         for members, v, z, g in zip(groups.values(), values, leaves, grads, strict=True):
-            g = torch.zeros_like(z) if g is None else g
+            minus_v = (-v.detach()).numpy()  # one conversion per part, not per row
+            minus_g = (-(torch.zeros_like(z) if g is None else g)).numpy()
             for row, a in enumerate(members):
-                out[a] = (-float(v[row].detach()), -g[row].numpy())
+                out[a] = (float(minus_v[row]), minus_g[row])
         return out
 
     return values_and_grads
