@@ -1,22 +1,25 @@
 """Multi-start L-BFGS-B: every start its own optimizer, all evaluated together in batches.
 
 Each start runs SciPy's public ``scipy.optimize.minimize(method="L-BFGS-B")`` on its own, so it
-converges and stops on its own, with exactly the iterates it would have alone. The starts run in
-threads that hand every point they need evaluated to the calling thread, which waits until every
-running start has asked, then evaluates them all in one call (one posterior call, with autograd
-gradients) and hands the results back: the optimizers advance in lockstep and the objective is
-batched. The threads never touch torch; SciPy's L-BFGS-B is thread-safe since SciPy 1.15.
+converges and stops on its own, with exactly the iterates it would have alone. The starts run as
+greenlets (coroutines with stacks of their own, all in the calling thread): a start's objective
+hands its point to the calling greenlet and suspends; once every running start has posted a
+point, the caller evaluates them all in one call (one posterior call, with autograd gradients)
+and resumes each start with its result. The optimizers advance in lockstep and the objective is
+batched without threads: a switch between greenlets is a function call, where handing a point
+from one thread to another waits for the operating system (for a CPU, on a busy machine).
 """
 
 from __future__ import annotations
 
-import threading
+import functools
 from collections.abc import Callable, Sequence
 
 import numpy as np
 import torch
+from greenlet import getcurrent, greenlet
 from scipy.optimize import minimize
-from threadpoolctl import threadpool_limits
+from threadpoolctl import ThreadpoolController
 from torch import Tensor
 
 from agents.acquisition.estimator import Part
@@ -50,87 +53,77 @@ def batched_lbfgsb(
         optimizer stopped without a value).
 
     Raises:
-        Whatever ``values_and_grads`` raises (every optimizer is stopped first).
+        Whatever ``values_and_grads`` or an optimizer raises (every optimizer is stopped first).
     """
     options = {"maxiter": maxiter, "maxcor": maxcor, "ftol": ftol, "gtol": gtol, "maxls": maxls}
     lockstep = _Lockstep(values_and_grads, [np.clip(np.asarray(x, np.float64), 0, 1) for x in x0])
     # L-BFGS-B's BLAS calls are on tiny vectors: BLAS threads only cost (much, on a busy machine)
-    with threadpool_limits(limits=1, user_api="blas"):
+    with _blas_libraries().limit(limits=1, user_api="blas"):
         return lockstep.run(options)
 
 
+@functools.cache
+def _blas_libraries() -> ThreadpoolController:
+    """The thread pools of the loaded libraries, found once (a search costs ~1.5 ms; the BLAS
+    libraries are loaded by this module's imports)."""
+    return ThreadpoolController()
+
+
 class _Stopped(Exception):
-    """Raised in an optimizer's thread when the objective failed in the calling thread."""
+    """Thrown into an optimizer's greenlet to stop it (an evaluation or another start failed)."""
 
 
 class _Lockstep:
-    """The rendezvous of :func:`batched_lbfgsb`: optimizer threads post points, the calling
-    thread evaluates them together once every running optimizer has posted one."""
+    """The rendezvous of :func:`batched_lbfgsb`: optimizer greenlets post points, the calling
+    greenlet evaluates them together once every running optimizer has posted one."""
 
     def __init__(self, values_and_grads: ValuesAndGrads, x0: list[np.ndarray]) -> None:
         self.values_and_grads = values_and_grads
         self.x = x0
         self.f = [float("inf")] * len(x0)
-        self._posted = threading.Condition()
-        self._pending: dict[int, np.ndarray] = {}
-        self._running = len(x0)
-        self._ready = [threading.Event() for _ in x0]
-        self._results: list[tuple[float, np.ndarray] | None] = [None] * len(x0)
-        self._errors: list[BaseException] = []
+        self._caller = getcurrent()
 
     def run(self, options: dict[str, float]) -> tuple[list[np.ndarray], list[float]]:
-        threads = [
-            threading.Thread(target=self._optimize, args=(p, options), daemon=True)
-            for p in range(len(self.x))
-        ]
-        for t in threads:
-            t.start()
-        self._serve()
-        for t in threads:
-            t.join()
-        if self._errors:
-            raise self._errors[0]
-        return [np.clip(x, 0.0, 1.0) for x in self.x], self.f
-
-    def _serve(self) -> None:
-        """Evaluate the posted points in batches until every optimizer has stopped."""
-        while True:
-            with self._posted:
-                self._posted.wait_for(lambda: len(self._pending) == self._running)
-                if self._running == 0:
-                    return
-                active = sorted(self._pending)
-                points = [self._pending.pop(p) for p in active]
-            results: list[tuple[float, np.ndarray] | None]
-            try:
-                results = list(self.values_and_grads(active, points))
+        starts = [greenlet(self._optimize, parent=self._caller) for _ in self.x]
+        try:
+            posted = self._resume(starts, {p: (p, options) for p in range(len(starts))})
+            while posted:
+                active = sorted(posted)
+                results = list(self.values_and_grads(active, [posted[p] for p in active]))
                 if len(results) != len(active):
                     raise ValueError(
                         f"values_and_grads gave {len(results)} results for {len(active)} points"
                     )
-            except BaseException as err:  # stop every optimizer, then re-raise
-                self._errors.append(err)
-                results = [None] * len(active)
-            for p, r in zip(active, results, strict=True):
-                self._results[p] = r
-                self._ready[p].set()
+                posted = self._resume(
+                    starts, {p: (r,) for p, r in zip(active, results, strict=True)}
+                )
+        finally:  # after an error: unwind every suspended optimizer
+            for start in starts:
+                if start:  # started and not finished
+                    start.throw(_Stopped)
+        return [np.clip(x, 0.0, 1.0) for x in self.x], self.f
+
+    @staticmethod
+    def _resume(
+        starts: list[greenlet], sends: dict[int, tuple[object, ...]]
+    ) -> dict[int, np.ndarray]:
+        """Resume each optimizer ``p`` of ``sends`` with its arguments until it posts its next
+        point or stops; the posted points."""
+        posted = {}
+        for p, args in sends.items():
+            x = starts[p].switch(*args)
+            if x is not None:
+                posted[p] = x
+        return posted
 
     def _evaluate(self, p: int, x: np.ndarray) -> tuple[float, np.ndarray]:
-        """Problem ``p``'s objective, in its thread: post ``x`` and wait for the batch."""
-        with self._posted:
-            self._pending[p] = x.copy()
-            if len(self._pending) == self._running:
-                self._posted.notify()
-        self._ready[p].wait()
-        self._ready[p].clear()
-        result = self._results[p]
-        if result is None:
-            raise _Stopped
-        self.f[p] = float(result[0])
-        return self.f[p], np.asarray(result[1], dtype=np.float64)
+        """Problem ``p``'s objective, in its greenlet: post ``x`` and wait for the batch."""
+        value, grad = self._caller.switch(x.copy())
+        self.f[p] = float(value)
+        return self.f[p], np.asarray(grad, dtype=np.float64)
 
     def _optimize(self, p: int, options: dict[str, float]) -> None:
-        """Problem ``p``'s L-BFGS-B, in its own thread."""
+        """Problem ``p``'s L-BFGS-B, in its own greenlet; returns (``None``) when it stops."""
         try:
             res = minimize(
                 lambda z: self._evaluate(p, z),
@@ -140,16 +133,9 @@ class _Lockstep:
                 bounds=[(0.0, 1.0)] * self.x[p].size,
                 options=options,
             )
-            self.x[p] = res.x
         except _Stopped:
-            pass
-        except BaseException as err:
-            self._errors.append(err)
-        finally:
-            with self._posted:
-                self._running -= 1
-                if len(self._pending) == self._running:
-                    self._posted.notify()
+            return
+        self.x[p] = res.x
 
 
 def batch_objective(
@@ -182,9 +168,10 @@ def batch_objective(
             grads = torch.autograd.grad(total, leaves, allow_unused=True)
         out: list[tuple[float, np.ndarray]] = [(0.0, np.zeros(0))] * len(active)
         for members, v, z, g in zip(groups.values(), values, leaves, grads, strict=True):
-            g = torch.zeros_like(z) if g is None else g
+            minus_v = (-v.detach()).numpy()  # one conversion per part, not per row
+            minus_g = (-(torch.zeros_like(z) if g is None else g)).numpy()
             for row, a in enumerate(members):
-                out[a] = (-float(v[row].detach()), -g[row].numpy())
+                out[a] = (float(minus_v[row]), minus_g[row])
         return out
 
     return values_and_grads

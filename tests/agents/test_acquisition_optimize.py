@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
-import threading
+from typing import Any
 
 import numpy as np
 import pytest
 from scipy.optimize import minimize
 
+from agents.acquisition import optimize
 from agents.acquisition.optimize import batched_lbfgsb
 
 CENTRES = [np.array([0.2]), np.array([0.9, 0.4]), np.array([1.7, -3.0, 0.5])]
@@ -58,14 +59,53 @@ def test_every_start_follows_scipys_iterates_exactly() -> None:
         assert np.array_equal(x, alone.x) and v == alone.fun
 
 
-def test_an_error_in_the_objective_stops_every_start_and_is_raised() -> None:
+def count_finished_optimizers(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """Record how every start's ``minimize`` ends: ``"returned"`` or the exception's name."""
+    ends: list[str] = []
+
+    def recorded(*args, **kwargs):
+        try:
+            out = minimize(*args, **kwargs)
+        except BaseException as err:
+            ends.append(type(err).__name__)
+            raise
+        ends.append("returned")
+        return out
+
+    monkeypatch.setattr(optimize, "minimize", recorded)
+    return ends
+
+
+def test_an_error_in_the_objective_stops_every_start_and_is_raised(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    ends = count_finished_optimizers(monkeypatch)
+    calls: list[list[int]] = []
+
     def failing(active: list[int], Z: list[np.ndarray]) -> list[tuple[float, np.ndarray]]:
+        calls.append(active)
         raise RuntimeError("posterior failed")
 
-    before = threading.active_count()
     with pytest.raises(RuntimeError, match="posterior failed"):
         batched_lbfgsb(failing, [np.full(2, 0.5) for _ in range(4)])
-    assert threading.active_count() == before
+    assert calls == [[0, 1, 2, 3]]
+    assert len(ends) == 4 and "returned" not in ends  # every start unwound, none left suspended
+
+
+def test_an_error_in_one_optimizer_stops_the_others_and_is_raised(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    ends = count_finished_optimizers(monkeypatch)
+
+    def bad_gradient(active: list[int], Z: list[np.ndarray]) -> list[tuple[float, Any]]:
+        return [
+            (float(z @ z), "not a gradient" if p == 1 else 2 * z)
+            for p, z in zip(active, Z, strict=True)
+        ]
+
+    with pytest.raises(ValueError, match="could not convert"):
+        batched_lbfgsb(bad_gradient, [np.full(2, 0.5) for _ in range(3)])
+    assert len(ends) == 3 and "returned" not in ends
 
 
 def test_no_problems_need_no_evaluation() -> None:
