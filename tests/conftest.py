@@ -49,7 +49,7 @@ def quick_data_dir(data_dir: Path, tmp_path_factory: pytest.TempPathFactory) -> 
             lines = source.read_text().splitlines()
             (folder / source.name).write_text("\n".join(lines[::10]) + "\n")
         elif source.is_file():
-            (folder / source.name).symlink_to(source)
+            (folder / source.name).symlink_to(source.resolve())
     return folder
 
 
