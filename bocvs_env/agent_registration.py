@@ -11,12 +11,17 @@ after which ``bocvs run --agents my-agent`` and ``make_agent("my-agent")`` find 
 built-in agents register the same way). An agent not installed as a distribution is named by
 its import path, ``"my_module:MyAgent"``, with its directory on ``PYTHONPATH``. Benchmark
 workers (local processes, Ray) resolve the name again, so it must be importable there too.
+
+A name may carry a variant label, ``"etc@fast"``: the same agent, built with the parameters a
+sweep gives that name, and kept apart from ``"etc"`` in the store, tables and comparisons, so
+that one sweep can compare two configurations of one agent run for run.
 """
 
 from __future__ import annotations
 
 import importlib
 import inspect
+import re
 from importlib.metadata import entry_points
 from typing import Any
 
@@ -31,30 +36,51 @@ def registered_agents() -> dict[str, str]:
     return {ep.name: ep.value for ep in entry_points(group=ENTRY_POINT_GROUP)}
 
 
+#: A variant label: letters, digits, ``_``, ``.`` and ``-``.
+_LABEL = re.compile(r"[A-Za-z0-9_.-]+")
+
+
 def is_import_path(name: str) -> bool:
     """Whether ``name`` is an import path ``"module:Class"`` rather than a registered name."""
     return ":" in name
+
+
+def base_name(name: str) -> str:
+    """``name`` without its variant label: ``"etc@fast"`` -> ``"etc"``.
+
+    Raises:
+        ValueError: for an empty or malformed label (``"etc@"``, ``"etc@a b"``).
+    """
+    base, at, label = name.partition("@")
+    if at and not _LABEL.fullmatch(label):
+        raise ValueError(
+            f"agent {name!r}: a variant label after '@' is letters, digits, '_', '.' or '-'"
+        )
+    return base
 
 
 def agent_class(name: str) -> Any:
     """The class (or factory) an agent name stands for, imported now.
 
     Args:
-        name: a name registered in :data:`ENTRY_POINT_GROUP`, or ``"module:Class"``.
+        name: a name registered in :data:`ENTRY_POINT_GROUP`, or ``"module:Class"``, either
+            with an optional variant label (``"etc@fast"``, :func:`base_name`).
 
     Raises:
-        ValueError: for an unregistered name, or an import path that does not import.
+        ValueError: for an unregistered name, a malformed label, or an import path that does not
+            import.
     """
-    if is_import_path(name):
-        target = name
+    base = base_name(name)
+    if is_import_path(base):
+        target = base
     else:
         known = registered_agents()
-        if name not in known:
+        if base not in known:
             raise ValueError(
                 f"unknown agent {name!r}; registered: {sorted(known)} "
                 "(or name one by its import path, 'module:Class')"
             )
-        target = known[name]
+        target = known[base]
     module_name, _, attr = target.partition(":")
     try:
         obj: Any = importlib.import_module(module_name)
@@ -104,7 +130,7 @@ def make_agent(name: str, **params: Any) -> Agent:
     """Build an agent by name with keyword parameters.
 
     Args:
-        name: a registered name or ``"module:Class"``.
+        name: a registered name or ``"module:Class"``, with an optional variant label.
         **params: the agent's keyword arguments.
 
     Raises:

@@ -16,6 +16,8 @@ A config file is TOML (``.toml``) or JSON (``.json``) with the fields of :class:
     seeds = 3                 # 0, 1, 2; or an explicit list [0, 7, 9]
     [agent_params.etc]        # keyword arguments of make_agent("etc", ...)
     beta = 2.0
+    # agents = ["etc", "etc@beta1"] runs a variant of etc as an agent of its own, with the
+    # parameters of [agent_params."etc@beta1"]
     [problem_options]         # keyword arguments of bocvs_env.problems.make_problem
     n_initial = 5
 """

@@ -16,6 +16,7 @@ from typing import Any
 from bocvs_env.agent_registration import (
     accepted_params,
     agent_class,
+    base_name,
     is_import_path,
     make_agent,
     registered_agents,
@@ -80,7 +81,8 @@ def check_agents(sweep: SweepConfig) -> None:
     (their class's ``required_params``, less the privileged ones the runner grants), or
     parameters that an agent's constructor does not take."""
     registered = registered_agents()
-    unknown = sorted(a for a in sweep.agents if not is_import_path(a) and a not in registered)
+    bases = {a: base_name(a) for a in sweep.agents}
+    unknown = sorted(a for a, b in bases.items() if not is_import_path(b) and b not in registered)
     if unknown:
         raise ValueError(
             f"sweep {sweep.name!r} names unregistered agents {unknown}; "

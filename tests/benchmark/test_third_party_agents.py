@@ -108,6 +108,31 @@ def test_agent_by_entry_point(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -
     run_and_check(tmp_path, "first-set")
 
 
+def test_variants_of_one_agent_run_apart_each_with_its_parameters(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``name@label`` is the same agent under a name of its own: one sweep compares two
+    configurations of it run for run (seed for seed), each stored and tabled apart."""
+    outside_module(tmp_path / "elsewhere", "outsider_variants", monkeypatch)
+    low, high = "outsider_variants:FirstSetAgent@low", "outsider_variants:FirstSetAgent@high"
+    config = tmp_path / "sweep.toml"
+    config.write_text(
+        f'name = "variants"\nproblems = ["hartmann3"]\nbudgets = [2]\nseeds = 1\n'
+        f'agents = ["{low}", "{high}"]\n'
+        f'[agent_params."{low}"]\nvalue = 0.25\n[agent_params."{high}"]\nvalue = 0.75\n'
+    )
+    store = tmp_path / "s.db"
+    assert main(["run", "--config", str(config), "--workers", "1", "--store", str(store)]) == 0
+    with ResultStore(store, create=False) as stored:
+        runs = {r.config.agent: r for r in stored.runs()}
+    assert set(runs) == {low, high}
+    assert runs[low].config.key() != runs[high].config.key()
+    for agent, value in ((low, 0.25), (high, 0.75)):
+        assert runs[agent].record.agent == agent
+        controlled = list(BOCVSEnv(problem="hartmann3").task.control_sets[0])
+        assert np.all(runs[agent].record.x[:, controlled] == value)
+
+
 def test_an_unknown_or_unimportable_agent_is_a_clear_error(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -116,6 +141,10 @@ def test_an_unknown_or_unimportable_agent_is_a_clear_error(
     assert "unregistered agents ['ghost']" in capsys.readouterr().err
     assert main([*RUN, "--agents", "no_such_module:Agent", "--store", store]) == 2
     assert "cannot import 'no_such_module'" in capsys.readouterr().err
+    assert main([*RUN, "--agents", "random@", "--store", store]) == 2
+    assert "a variant label after '@'" in capsys.readouterr().err
+    assert main([*RUN, "--agents", "ghost@fast", "--store", store]) == 2
+    assert "unregistered agents ['ghost@fast']" in capsys.readouterr().err
 
 
 @pytest.mark.slow
