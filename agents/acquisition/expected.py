@@ -47,11 +47,9 @@ from agents.acquisition.closed_form import GPClosedForm
 from agents.acquisition.estimator import Estimator, Part
 from agents.acquisition.gp_cache import GPFactorCache
 from agents.acquisition.inputs import RandomInputs
-from agents.acquisition.optimize import batch_objective, batched_lbfgsb
+from agents.acquisition.refine import polish, refined_starts
 from agents.acquisition.sampled import PathAverage, Posterior, SampleAverage
 from agents.acquisition.screening import (
-    best_screened,
-    distinct_best_per_owner,
     raw_candidates,
     raw_count,
 )
@@ -99,6 +97,12 @@ class ExpectedAcquisition:
             embedding of the RBF kernel against truncated-normal or uniform inputs,
             :meth:`GPSurrogate.kernel_mean_embedding`) instead of the sample average; the
             ``beta sigma`` part is still averaged over the samples.
+        polish_samples: polish (the L-BFGS-B on the exact expectation) with only the first
+            ``polish_samples`` samples (a prefix of the Sobol sequence, balanced for powers of
+            two), then value the polished points with all ``n_samples``; ``None`` polishes with
+            all. Trades the maximizer's precision for time: the polishing's per-sample
+            quadratic forms are most of a decision where the expectation has samples (issue 12,
+            airfoil); the returned values are still the ``n_samples`` expectation.
     """
 
     def __init__(
@@ -113,6 +117,7 @@ class ExpectedAcquisition:
         pre_refine: bool = True,
         exact_mean: bool = False,
         n_polish: int | None = 2,
+        polish_samples: int | None = None,
     ) -> None:
         for name, value in (
             ("n_samples", n_samples),
@@ -125,6 +130,12 @@ class ExpectedAcquisition:
                 raise ValueError(f"{name} must be a positive integer, got {value!r}")
         if n_polish is not None and not (isinstance(n_polish, int) and n_polish >= 1):
             raise ValueError(f"n_polish must be a positive integer or None, got {n_polish!r}")
+        if polish_samples is not None and not (
+            isinstance(polish_samples, int) and 1 <= polish_samples <= n_samples
+        ):
+            raise ValueError(
+                f"polish_samples must be None or an integer in [1, n_samples], got {polish_samples!r}"
+            )
         self.task = task
         self.n_samples = n_samples
         self.seed = seed
@@ -135,6 +146,7 @@ class ExpectedAcquisition:
         self.pre_refine = pre_refine
         self.exact_mean = exact_mean
         self.n_polish = n_polish
+        self.polish_samples = polish_samples
         #: The fixed quasi-random sample of the random inputs.
         self.inputs = RandomInputs(task, n_samples, seed)
         #: ``n_samples x d`` quasi-random draws of every variable.
@@ -239,58 +251,66 @@ class ExpectedAcquisition:
             for i in sets
         ]
 
+        query = self._query(sets)
+        starts, refined, owners = refined_starts(
+            estimator, sets, idx, raws, query, self.n_restarts, self.maxiter
+        )
+        return polish(
+            estimator,
+            query,
+            [st[:1] for st in starts],
+            refined,
+            owners,
+            self.maxiter,
+            self.polish_samples,
+        )
+
+    def polish_from(
+        self,
+        surrogate: Posterior,
+        sets: Sequence[int],
+        x0: Sequence[np.ndarray],
+        bound: Score = "ucb",
+        beta: float = 2.0,
+    ) -> list[tuple[float, np.ndarray]]:
+        """:meth:`maximize` without screening: one L-BFGS-B per set on the exact expectation
+        from a given start (e.g. the set's maximizer in the previous round), all sets together.
+
+        A local search: it finds the optimum the start lies in, not a better one elsewhere. It
+        costs one polished start per set instead of screening the raw candidates, refining
+        ``n_restarts`` starts and polishing ``n_polish`` of them.
+
+        Args:
+            surrogate: the posterior.
+            sets: the control sets.
+            x0: per set, a full query ``(d,)``; only the entries in the set matter.
+            bound: as in :meth:`expected`.
+            beta: as in :meth:`expected`.
+
+        Returns:
+            As :meth:`maximize`: per set, the value (never below the start's) and its query.
+        """
+        sets = [int(i) for i in sets]
+        if len(x0) != len(sets):
+            raise ValueError(f"polish_from needs one start per set, got {len(x0)} for {len(sets)}")
+        for i in sets:
+            self.inputs.check_set(i)
+        estimator = self.estimator(surrogate, bound, beta)
+        starts = [
+            torch.as_tensor(np.asarray(x, np.float64)[self.inputs.controlled(i)]).unsqueeze(0)
+            for x, i in zip(x0, sets, strict=True)
+        ]
+        points = [st[0].numpy().copy() for st in starts]
+        owners = list(range(len(sets)))
+        return polish(
+            estimator, self._query(sets), starts, points, owners, self.maxiter, self.polish_samples
+        )
+
+    def _query(self, sets: list[int]) -> Callable[[int, Tensor], Part]:
+        """``(position in sets, b x |set|)`` -> that set's part of ``b`` queries."""
+        idx = [self.inputs.controlled(i) for i in sets]
+
         def query(j: int, Z: Tensor) -> Part:
             return sets[j], self.inputs.embed(idx[j], Z)
 
-        starts, refined, owners = self._starts(estimator, sets, idx, raws, query)
-        exact = batch_objective(estimator.expected, query, owners)
-        refined, minus_values = batched_lbfgsb(exact, refined, maxiter=self.maxiter)
-        # per set, the best refined point (L-BFGS-B reports the exact value at its final point),
-        # unless the set's best raw candidate is better (evaluated exactly, one per set)
-        with torch.no_grad():
-            best_raw = estimator.expected([query(j, st[:1]) for j, st in enumerate(starts)])
-        out = []
-        for j in range(len(sets)):
-            b = max(
-                (p for p in range(len(owners)) if owners[p] == j), key=lambda p: -minus_values[p]
-            )
-            value, z = -minus_values[b], torch.from_numpy(refined[b]).unsqueeze(0)
-            if float(best_raw[j][0]) > value:
-                value, z = float(best_raw[j][0]), starts[j][:1]
-            out.append((value, query(j, z)[1][0].numpy()))
-        return out
-
-    def _starts(
-        self,
-        estimator: Estimator,
-        sets: list[int],
-        idx: list[list[int]],
-        raws: list[Tensor],
-        query: Callable[[int, Tensor], Part],
-    ) -> tuple[list[Tensor], list[np.ndarray], list[int]]:
-        """Screen the raw candidates and, as the estimator's :meth:`~Estimator.plan` says,
-        pre-refine the best and keep the distinct best to polish.
-
-        Returns:
-            Per set its starts (``n_restarts x |set|``, best screened first); the points to
-            polish (in ``[0, 1]^{|set|}``) and the position of each one's set in ``sets``.
-        """
-        plan = estimator.plan(len(sets))
-        starts: dict[int, Tensor] = {}
-        refined: list[np.ndarray] = []
-        owners: list[int] = []  # problem -> position of its set
-        screened: list[float] = []  # problem -> minus its screening score, or its rank
-        for group in plan.groups:
-            starts.update(best_screened(estimator, group, sets, idx, raws, self.n_restarts))
-            mine = [j for j in group for _ in range(self.n_restarts)]
-            points = [row.numpy().copy() for j in group for row in starts[j]]
-            if plan.pre_refine:
-                screen = batch_objective(estimator.screen, query, mine)
-                points, values = batched_lbfgsb(screen, points, maxiter=self.maxiter)
-            else:  # each set's starts in screening order, best first
-                values = [float(rank) for _ in group for rank in range(self.n_restarts)]
-            refined, owners, screened = refined + points, owners + mine, screened + values
-        if plan.n_polish is not None:  # polish the best distinct points per set
-            keep = distinct_best_per_owner(owners, refined, screened, plan.n_polish)
-            refined, owners = [refined[p] for p in keep], [owners[p] for p in keep]
-        return [starts[j] for j in range(len(sets))], refined, owners
+        return query
