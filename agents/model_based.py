@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Literal
 
 import numpy as np
@@ -49,6 +49,14 @@ class ModelBasedAgent(BaseAgent):
         beta: the confidence width of ``u = mu + beta sigma`` and ``l = mu - beta sigma``.
         n_incumbents: the previous maximizers per set and best observed queries that every
             maximization is checked against (:meth:`set_maxima`); 0 turns the check off.
+        polish_samples: polish every maximizer with only this many of the ``n_samples``
+            samples and value it with all (:class:`ExpectedAcquisition`); ``None`` (the
+            default) polishes with all. Fewer samples make a decision cheaper where the
+            expectation has random inputs, at the cost of a less precise maximizer.
+        refit_maxiter: the most L-BFGS-B iterations of a warm-started hyperparameter refit
+            (:class:`~agents.surrogate.fitting.MAPFitter`); ``None`` (the default) runs each to
+            convergence. A cap makes refits cheaper and their cost predictable, at the cost of
+            hyperparameters that may stop short of the MAP estimate.
     """
 
     def __init__(
@@ -66,6 +74,8 @@ class ModelBasedAgent(BaseAgent):
         maxiter: int = 100,
         beta: float = 2.0,
         n_incumbents: int = 3,
+        polish_samples: int | None = None,
+        refit_maxiter: int | None = None,
     ) -> None:
         super().__init__()
         if surrogate_mode not in ("fixed", "fitted"):
@@ -88,6 +98,8 @@ class ModelBasedAgent(BaseAgent):
         if n_incumbents < 0:
             raise ValueError(f"n_incumbents must be >= 0, got {n_incumbents!r}")
         self.n_incumbents = n_incumbents
+        self.polish_samples = polish_samples
+        self.refit_maxiter = refit_maxiter
 
     def resolved_lengthscale(self) -> float:
         """The lengthscale in use: the parameter, or the reference value for the task."""
@@ -107,6 +119,7 @@ class ModelBasedAgent(BaseAgent):
             refit_schedule=self.refit_schedule,
             refit_factor=self.refit_factor,
             seed=model_seed,
+            refit_maxiter=self.refit_maxiter,
         )
         self.acquisition = ExpectedAcquisition(
             self.task,
@@ -115,6 +128,7 @@ class ModelBasedAgent(BaseAgent):
             raw_samples=self.raw_samples,
             n_restarts=self.n_restarts,
             maxiter=self.maxiter,
+            polish_samples=self.polish_samples,
         )
         self._maximizers: dict[int, list[np.ndarray]] = {}
         self._refit()
@@ -137,9 +151,16 @@ class ModelBasedAgent(BaseAgent):
             self._refit()
 
     def set_maxima(
-        self, sets: Sequence[int], bound: Bound | Callable[[Tensor], Tensor] = "ucb"
+        self,
+        sets: Sequence[int],
+        bound: Bound | Callable[[Tensor], Tensor] = "ucb",
+        starts: Mapping[int, np.ndarray] | None = None,
     ) -> dict[int, tuple[float, np.ndarray]]:
         """``max_{x^i} E[bound]`` and its maximizer (a full query, ``(d,)``) for each set.
+
+        With ``starts`` (set -> a full query, for every set in ``sets``) each set is only
+        polished from its start (:meth:`ExpectedAcquisition.polish_from`: a local search, no
+        screening); otherwise maximized from screened candidates.
 
         The optimizer's result is checked against incumbents: the set's previous maximizers
         (of any bound) and the ``n_incumbents`` best observed queries. The maximum is at least
@@ -149,7 +170,11 @@ class ModelBasedAgent(BaseAgent):
         the full set's UCB optimum emptied ``S1`` in nearly every later round).
         """
         sets = [int(i) for i in sets]
-        found = self.acquisition.maximize(self.surrogate, sets, bound=bound, beta=self.beta)
+        if starts is None:
+            found = self.acquisition.maximize(self.surrogate, sets, bound=bound, beta=self.beta)
+        else:
+            x0 = [starts[i] for i in sets]
+            found = self.acquisition.polish_from(self.surrogate, sets, x0, bound, self.beta)
         out: dict[int, tuple[float, np.ndarray]] = {}
         for i, (v, x) in zip(sets, found, strict=True):
             value, query = float(v), np.asarray(x, np.float64)
@@ -197,4 +222,6 @@ class ModelBasedAgent(BaseAgent):
             "maxiter": self.maxiter,
             "beta": self.beta,
             "n_incumbents": self.n_incumbents,
+            "polish_samples": self.polish_samples,
+            "refit_maxiter": self.refit_maxiter,
         }

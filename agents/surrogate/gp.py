@@ -81,6 +81,8 @@ class GPSurrogate(FactorizedPosterior):
         n_features: the number of random Fourier features of the prior in :meth:`sample_paths`.
         warm_start: start each refit from the previous fit's hyperparameters (the data only
             grew; several times faster), not from BoTorch's initial values.
+        refit_maxiter: the most L-BFGS-B iterations of a warm-started refit (``None``: to
+            convergence); see :class:`~agents.surrogate.fitting.MAPFitter`.
     """
 
     def __init__(
@@ -96,6 +98,7 @@ class GPSurrogate(FactorizedPosterior):
         seed: int | None = 0,
         n_features: int = 1024,
         warm_start: bool = True,
+        refit_maxiter: int | None = None,
     ) -> None:
         if not (isinstance(dim, int) and dim >= 1):
             raise ValueError(f"dim must be a positive integer, got {dim!r}")
@@ -125,7 +128,7 @@ class GPSurrogate(FactorizedPosterior):
         else:
             self.hyper = initial_hyperparameters(dim)
         #: The hyperparameter fits (fitted mode): counts of fits done and failed, last error.
-        self.fitter = MAPFitter(seed, warm_start)
+        self.fitter = MAPFitter(seed, warm_start, refit_maxiter)
         #: Incremented by every :meth:`fit`, so that callers can cache what depends on the data.
         self.version = 0
         self._n_at_refit = 0

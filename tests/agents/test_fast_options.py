@@ -1,0 +1,171 @@
+"""The options that make decisions cheaper at some cost in precision (issue 12): fewer samples when
+polishing, ETC's max-LCB tracked from last round's maximizers, a cap on refit iterations. Each
+changes what it says; off, the agents are as before (see also test_decisions_unchanged.py)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import botorch.fit
+import numpy as np
+import pytest
+import torch
+
+from agents import make_agent
+from agents.acquisition import ExpectedAcquisition
+from agents.acquisition.closed_form import GPClosedForm
+from agents.etc import ETCAgent
+from agents.surrogate import GPSurrogate
+from agents.surrogate.fitting import MAPFitter, initial_hyperparameters
+from bocvs_env.agent_registration import accepted_params
+from bocvs_env.env import BOCVSEnv
+from bocvs_env.evaluation import public_info
+from bocvs_env.problems.distributions import TruncatedNormal
+from bocvs_env.task import Task
+
+OPTIONS = {"polish_samples": 16, "refit_maxiter": 5}
+
+
+def toy() -> tuple[Task, GPSurrogate]:
+    """A 4-D task with sets {0}, {1, 2} and all, and a fitted GP on 30 points."""
+    task = Task("toy", 4, ((0,), (1, 2), (0, 1, 2, 3)), (TruncatedNormal(0.04),) * 4, budget=10.0)
+    rng = np.random.default_rng(0)
+    X = rng.random((30, 4))
+    gp = GPSurrogate(4, mode="fitted", seed=0)
+    gp.fit(X, np.sin(6 * X).sum(1))
+    return task, gp
+
+
+def spy_samples(monkeypatch: pytest.MonkeyPatch) -> list[int | None]:
+    """Record the ``n_samples`` of every :meth:`GPClosedForm.expected` call that needs a
+    gradient (the polishing) as it is made."""
+    original = GPClosedForm.expected
+    seen: list[int | None] = []
+
+    def spy(self: GPClosedForm, parts: Any, n_samples: int | None = None) -> Any:
+        if torch.is_grad_enabled():
+            seen.append(n_samples)
+        return original(self, parts, n_samples)
+
+    monkeypatch.setattr(GPClosedForm, "expected", spy)
+    return seen
+
+
+def test_polishing_uses_the_given_samples_and_values_use_all(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    task, gp = toy()
+    acq = ExpectedAcquisition(task, n_samples=64, seed=0, polish_samples=8)
+    seen = spy_samples(monkeypatch)
+    found = acq.maximize(gp, [0, 1], bound="lcb")
+    assert seen and set(seen) == {8}
+    for i, (value, x) in zip([0, 1], found, strict=True):
+        with torch.no_grad():
+            full = acq.expected(gp, i, torch.as_tensor(x).unsqueeze(0), "lcb")
+        assert value == pytest.approx(float(full[0]), rel=1e-12)
+
+
+def test_by_default_polishing_uses_every_sample(monkeypatch: pytest.MonkeyPatch) -> None:
+    task, gp = toy()
+    seen = spy_samples(monkeypatch)
+    ExpectedAcquisition(task, n_samples=64, seed=0).maximize(gp, [0, 1], bound="lcb")
+    assert seen and set(seen) == {None}
+
+
+@pytest.mark.parametrize("bad", [0, 65, 2.5])
+def test_polish_samples_outside_one_to_n_samples_is_refused(bad: object) -> None:
+    task, _ = toy()
+    with pytest.raises(ValueError, match="polish_samples"):
+        ExpectedAcquisition(task, n_samples=64, polish_samples=bad)  # type: ignore[arg-type]
+
+
+def test_polish_from_skips_screening_and_never_falls_below_its_start(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    task, gp = toy()
+    acq = ExpectedAcquisition(task, n_samples=32, seed=0)
+
+    def no_screening(*args: Any, **kwargs: Any) -> Any:
+        raise AssertionError("polish_from screened candidates")
+
+    monkeypatch.setattr(GPClosedForm, "top", no_screening)
+    monkeypatch.setattr(GPClosedForm, "screen", no_screening)
+    x0 = [np.full(4, 0.1), np.full(4, 0.9)]
+    found = acq.polish_from(gp, [1, 2], x0, bound="ucb")
+    for i, x, (value, _) in zip([1, 2], x0, found, strict=True):
+        with torch.no_grad():
+            start = float(acq.expected(gp, i, torch.as_tensor(x).unsqueeze(0), "ucb")[0])
+        assert value >= start
+    with pytest.raises(ValueError, match="one start per set"):
+        acq.polish_from(gp, [1, 2], x0[:1])
+
+
+def play_etc(agent: ETCAgent, rounds: int) -> list[tuple[int, str]]:
+    """Play ``rounds`` rounds of hartmann3 and record, per LCB maximization, the refit count
+    and whether it was full (``"maximize"``) or tracked (``"polish_from"``)."""
+    calls: list[tuple[int, str]] = []
+    env = BOCVSEnv("hartmann3", budget=100.0, n_initial=4)
+    obs, info = env.reset(seed=0)
+    agent.reset(env.task, obs, public_info(info), seed=0)
+    for method in ("maximize", "polish_from"):
+        original = getattr(agent.acquisition, method)
+
+        def spy(*args: Any, _name: str = method, _f: Any = original, **kw: Any) -> Any:
+            if kw.get("bound", args[3] if len(args) > 3 else None) == "lcb":
+                calls.append((agent.surrogate.fitter.n_refits, _name))
+            return _f(*args, **kw)
+
+        setattr(agent.acquisition, method, spy)
+    for _ in range(rounds):
+        action = agent.act(obs)
+        obs, reward, terminated, truncated, info = env.step(action)
+        agent.observe(action, obs, float(reward), terminated, truncated, public_info(info))
+    return calls
+
+
+def test_etc_tracks_its_lcb_between_refits_and_maximizes_afresh_after_each() -> None:
+    calls = play_etc(ETCAgent(lcb_warm_start=True, refit_every=3), 12)
+    kinds = [kind for _, kind in calls]
+    assert "polish_from" in kinds
+    for (refits, kind), (before, _) in zip(calls[1:], calls, strict=False):
+        if refits != before:  # the first LCB after a refit is a full maximization
+            assert kind == "maximize"
+    # never more than refit_every (3) tracked rounds in a row
+    assert all(kinds[k : k + 4] != ["polish_from"] * 4 for k in range(len(kinds)))
+
+
+def test_etc_maximizes_its_lcb_afresh_every_round_by_default() -> None:
+    calls = play_etc(ETCAgent(refit_every=3), 6)
+    assert calls and all(kind == "maximize" for _, kind in calls)
+
+
+def test_a_warm_refit_is_capped_and_the_first_fit_is_not(monkeypatch: pytest.MonkeyPatch) -> None:
+    original = botorch.fit.fit_gpytorch_mll
+    seen: list[Any] = []
+
+    def spy(mll: Any, **kwargs: Any) -> Any:
+        seen.append(kwargs.get("optimizer_kwargs"))
+        return original(mll, **kwargs)
+
+    monkeypatch.setattr(botorch.fit, "fit_gpytorch_mll", spy)
+    X = torch.rand(20, 2, dtype=torch.float64, generator=torch.Generator().manual_seed(0))
+    y = torch.sin(5 * X).sum(-1)
+    fitter = MAPFitter(seed=0, maxiter=3)
+    hyper = fitter.fit(X[:15], y[:15], initial_hyperparameters(2))
+    fitter.fit(X, y, hyper)
+    assert seen == [None, {"options": {"maxiter": 3}}]
+    with pytest.raises(ValueError, match="maxiter"):
+        MAPFitter(maxiter=0)
+
+
+@pytest.mark.parametrize("name", ["etc", "ucb-psq", "etc-50", "ts-psq"])
+def test_the_options_reach_the_agents_by_name(name: str) -> None:
+    options = {**OPTIONS, **({"lcb_warm_start": True} if name == "etc" else {})}
+    assert set(options) <= (accepted_params(name) or set(options))
+    agent = make_agent(name, **options)
+    assert {k: agent.params()[k] for k in options} == options  # type: ignore[attr-defined]
+    env = BOCVSEnv("hartmann3", budget=100.0, n_initial=4)
+    obs, info = env.reset(seed=0)
+    agent.reset(env.task, obs, public_info(info), seed=0)
+    assert agent.acquisition.polish_samples == 16  # type: ignore[attr-defined]
+    assert agent.surrogate.fitter.maxiter == 5  # type: ignore[attr-defined]
