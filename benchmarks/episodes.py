@@ -327,10 +327,9 @@ def summary_rows(
 def run_all(args: argparse.Namespace, progress: Callable[[str], None]) -> dict[str, Any]:
     """Every episode of every variant, the variants alternating per episode."""
     load_before = os.getloadavg()
-    baseline_params = json.loads(args.baseline_params)
     variants: list[Variant] = [("current", None, json.loads(args.params))]
-    if args.compare_to is not None or args.baseline_params != "{}":
-        variants.insert(0, ("baseline", args.compare_to, baseline_params))
+    if args.compare_to is not None or args.baseline_params is not None:
+        variants.insert(0, ("baseline", args.compare_to, json.loads(args.baseline_params or "{}")))
     episodes: dict[str, list[dict[str, Any]]] = {v[0]: [] for v in variants}
     with source_tree(variants[0][1]) as first, source_tree(None) as current:
         trees = {variants[0][0]: first, "current": current}
@@ -362,7 +361,11 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     p.add_argument("--variance", type=float, default=0.02)
     p.add_argument("--budget", type=float, default=100.0)
     p.add_argument("--params", default="{}", help="agent options (JSON) of the current tree")
-    p.add_argument("--baseline-params", default="{}", help="agent options (JSON) of the baseline")
+    p.add_argument(
+        "--baseline-params",
+        default=None,
+        help="agent options (JSON) of the baseline; given (even '{}'), the baseline runs",
+    )
     p.add_argument("--compare-to", default=None, help="a git revision to run side by side")
     p.add_argument("--timeout", type=float, default=3600.0, help="seconds per episode")
     p.add_argument("--out", type=Path, default=None, help="the JSON result")
@@ -371,7 +374,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     args = p.parse_args(argv)
     for name in ("params", "baseline_params"):
         try:
-            if not isinstance(json.loads(getattr(args, name)), dict):
+            if not isinstance(json.loads(getattr(args, name) or "{}"), dict):
                 raise ValueError
         except ValueError:
             p.error(
