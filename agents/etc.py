@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import math
-from typing import Any
+from typing import Any, Literal
 
 import numpy as np
 
@@ -22,6 +22,9 @@ from agents.decisions import (
     select_s1,
 )
 from agents.model_based import ModelBasedAgent
+
+#: The values of ETC's ``lcb_tracking`` option.
+LCB_TRACKING = ("off", "polish", "revalue")
 
 
 class ETCAgent(ModelBasedAgent):
@@ -62,14 +65,17 @@ class ETCAgent(ModelBasedAgent):
         explore_fraction: the share of the budget exploration may spend (the paper: 60%).
         alpha0: the tolerance at the start of exploitation (the paper: 0.1).
         halve_every: exploitation evaluations between halvings of ``alpha``; ``None`` is ``d``.
-        lcb_warm_start: track ``max_{i, x^i} E[l]`` across rounds instead of maximizing it
-            afresh every round: between hyperparameter refits, each maximal set's ``E[l]`` is
-            only polished from its maximizer of the previous round (one L-BFGS-B start per set,
-            no screening, :meth:`ModelBasedAgent.set_maxima` with ``starts``); a full
-            maximization follows every refit and at least every ``refit_every`` rounds. Off by
-            default. Trades a possibly missed better LCB optimum (the value then lags; it enters
-            ``lcb_bar``, a running max) for a much cheaper round: the full max-LCB was 42% of an
-            ETC episode on hartmann6 in 12-D and 83% of ``act`` on airfoil (issue 12).
+        lcb_tracking: how ``max_{i, x^i} E[l]`` over the maximal sets is found each round.
+            ``"off"`` (the default, as Algorithm 1): a full maximization every round.
+            ``"polish"``: between hyperparameter refits, each set's ``E[l]`` is only polished
+            from its maximizer of the previous round (one L-BFGS-B start per set, no
+            screening); ``"revalue"``: between refits, last round's maximizers (and the
+            incumbents of :meth:`ModelBasedAgent.set_maxima`) are only valued under the new
+            posterior. Either way a full maximization follows every refit and comes at least
+            every ``refit_every`` rounds. Trades a possibly missed better LCB optimum (the value
+            lags until the next full maximization; it enters ``lcb_bar``, a running max) for a
+            much cheaper round: the full max-LCB was 42% of an ETC episode on hartmann6 in 12-D
+            and 83% of ``act`` on airfoil (issue 12).
         **model: the surrogate and acquisition options of :class:`ModelBasedAgent`
             (``beta = 2`` by default, as the paper).
     """
@@ -81,7 +87,7 @@ class ETCAgent(ModelBasedAgent):
         explore_fraction: float = 0.6,
         alpha0: float = 0.1,
         halve_every: int | None = None,
-        lcb_warm_start: bool = False,
+        lcb_tracking: Literal["off", "polish", "revalue"] = "off",
         **model: Any,
     ) -> None:
         super().__init__(**model)
@@ -94,7 +100,9 @@ class ETCAgent(ModelBasedAgent):
         self.explore_fraction = explore_fraction
         self.alpha0 = alpha0
         self.halve_every = halve_every
-        self.lcb_warm_start = lcb_warm_start
+        if lcb_tracking not in LCB_TRACKING:
+            raise ValueError(f"lcb_tracking must be one of {LCB_TRACKING}, got {lcb_tracking!r}")
+        self.lcb_tracking = lcb_tracking
 
     def start(self) -> None:
         super().start()
@@ -105,7 +113,7 @@ class ETCAgent(ModelBasedAgent):
         self.lcb_bar = -math.inf
         self.ucb_bar = np.full(m, math.inf)
         self._maximal = maximal_sets(self.task.control_sets)
-        #: ``lcb_warm_start``'s state: per maximal set its last LCB maximizer, the refit count
+        #: ``lcb_tracking``'s state: per maximal set its last LCB maximizer, the refit count
         #: at the last full maximization and the rounds since.
         self._lcb_x: dict[int, np.ndarray] = {}
         self._lcb_refits = -1
@@ -120,14 +128,15 @@ class ETCAgent(ModelBasedAgent):
         return self._explore() if self.exploring else self._exploit()
 
     def _lcb_now(self) -> float:
-        """``max_{i, x^i} E[l_{t-1}]`` over the maximal sets (tracked with ``lcb_warm_start``)."""
+        """``max_{i, x^i} E[l_{t-1}]`` over the maximal sets (see ``lcb_tracking``)."""
         refits = self.surrogate.fitter.n_refits
         if (
-            self.lcb_warm_start
+            self.lcb_tracking != "off"
             and refits == self._lcb_refits
             and self._lcb_rounds < self.refit_every
         ):
-            maxima = self.set_maxima(self._maximal, "lcb", starts=self._lcb_x)
+            maxiter = 0 if self.lcb_tracking == "revalue" else None
+            maxima = self.set_maxima(self._maximal, "lcb", self._lcb_x, maxiter)
             self._lcb_rounds += 1
         else:
             maxima = self.set_maxima(self._maximal, "lcb")
@@ -204,6 +213,6 @@ class ETCAgent(ModelBasedAgent):
             "explore_fraction": self.explore_fraction,
             "alpha0": self.alpha0,
             "halve_every": self.halve_every,
-            "lcb_warm_start": self.lcb_warm_start,
+            "lcb_tracking": self.lcb_tracking,
             **super().params(),
         }

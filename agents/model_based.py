@@ -155,12 +155,14 @@ class ModelBasedAgent(BaseAgent):
         sets: Sequence[int],
         bound: Bound | Callable[[Tensor], Tensor] = "ucb",
         starts: Mapping[int, np.ndarray] | None = None,
+        maxiter: int | None = None,
     ) -> dict[int, tuple[float, np.ndarray]]:
         """``max_{x^i} E[bound]`` and its maximizer (a full query, ``(d,)``) for each set.
 
         With ``starts`` (set -> a full query, for every set in ``sets``) each set is only
         polished from its start (:meth:`ExpectedAcquisition.polish_from`: a local search, no
-        screening); otherwise maximized from screened candidates.
+        screening; at most ``maxiter`` L-BFGS-B iterations, 0: the start is only valued);
+        otherwise maximized from screened candidates.
 
         The optimizer's result is checked against incumbents: the set's previous maximizers
         (of any bound) and the ``n_incumbents`` best observed queries. The maximum is at least
@@ -174,7 +176,9 @@ class ModelBasedAgent(BaseAgent):
             found = self.acquisition.maximize(self.surrogate, sets, bound=bound, beta=self.beta)
         else:
             x0 = [starts[i] for i in sets]
-            found = self.acquisition.polish_from(self.surrogate, sets, x0, bound, self.beta)
+            found = self.acquisition.polish_from(
+                self.surrogate, sets, x0, bound, self.beta, maxiter
+            )
         out: dict[int, tuple[float, np.ndarray]] = {}
         for i, (v, x) in zip(sets, found, strict=True):
             value, query = float(v), np.asarray(x, np.float64)

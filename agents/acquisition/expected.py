@@ -272,6 +272,7 @@ class ExpectedAcquisition:
         x0: Sequence[np.ndarray],
         bound: Score = "ucb",
         beta: float = 2.0,
+        maxiter: int | None = None,
     ) -> list[tuple[float, np.ndarray]]:
         """:meth:`maximize` without screening: one L-BFGS-B per set on the exact expectation
         from a given start (e.g. the set's maximizer in the previous round), all sets together.
@@ -286,6 +287,8 @@ class ExpectedAcquisition:
             x0: per set, a full query ``(d,)``; only the entries in the set matter.
             bound: as in :meth:`expected`.
             beta: as in :meth:`expected`.
+            maxiter: the L-BFGS-B iteration limit (``None``: :attr:`maxiter`); 0 only values
+                the starts.
 
         Returns:
             As :meth:`maximize`: per set, the value (never below the start's) and its query.
@@ -302,8 +305,9 @@ class ExpectedAcquisition:
         ]
         points = [st[0].numpy().copy() for st in starts]
         owners = list(range(len(sets)))
+        limit = self.maxiter if maxiter is None else maxiter
         return polish(
-            estimator, self._query(sets), starts, points, owners, self.maxiter, self.polish_samples
+            estimator, self._query(sets), starts, points, owners, limit, self.polish_samples
         )
 
     def _query(self, sets: list[int]) -> Callable[[int, Tensor], Part]:

@@ -34,7 +34,8 @@ def polish(
         points: the starts, each in ``[0, 1]^{|set|}`` of the set at position ``owners[p]``;
             every position has at least one.
         owners: the set position of every start.
-        maxiter: the L-BFGS-B iteration limit.
+        maxiter: the L-BFGS-B iteration limit; 0 skips the polishing (the fallbacks are
+            returned, valued).
         n_samples: polish with only the first ``n_samples`` samples (``None``: all); the
             returned values use all samples either way.
 
@@ -45,10 +46,12 @@ def polish(
     def exact(parts: list[Part]) -> list[Tensor]:
         return estimator.expected(parts, n_samples)
 
-    objective = batch_objective(exact, query, owners)
-    points, minus_values = batched_lbfgsb(objective, points, maxiter=maxiter)
+    minus_values = [float("inf")] * len(points)  # maxiter 0: the fallbacks are the answer
+    if maxiter > 0:
+        objective = batch_objective(exact, query, owners)
+        points, minus_values = batched_lbfgsb(objective, points, maxiter=maxiter)
     with torch.no_grad():
-        if n_samples is not None:  # value the polished points with all samples
+        if n_samples is not None and maxiter > 0:  # value the polished points with all samples
             parts = [
                 query(j, torch.from_numpy(z).unsqueeze(0))
                 for j, z in zip(owners, points, strict=True)

@@ -123,8 +123,9 @@ def play_etc(agent: ETCAgent, rounds: int) -> list[tuple[int, str]]:
     return calls
 
 
-def test_etc_tracks_its_lcb_between_refits_and_maximizes_afresh_after_each() -> None:
-    calls = play_etc(ETCAgent(lcb_warm_start=True, refit_every=3), 12)
+@pytest.mark.parametrize("tracking", ["polish", "revalue"])
+def test_etc_tracks_its_lcb_between_refits_and_maximizes_afresh_after_each(tracking: str) -> None:
+    calls = play_etc(ETCAgent(lcb_tracking=tracking, refit_every=3), 12)  # type: ignore[arg-type]
     kinds = [kind for _, kind in calls]
     assert "polish_from" in kinds
     for (refits, kind), (before, _) in zip(calls[1:], calls, strict=False):
@@ -132,6 +133,24 @@ def test_etc_tracks_its_lcb_between_refits_and_maximizes_afresh_after_each() -> 
             assert kind == "maximize"
     # never more than refit_every (3) tracked rounds in a row
     assert all(kinds[k : k + 4] != ["polish_from"] * 4 for k in range(len(kinds)))
+
+
+def test_polish_from_with_no_iterations_only_values_the_starts() -> None:
+    task, gp = toy()
+    acq = ExpectedAcquisition(task, n_samples=32, seed=0, polish_samples=8)
+    x0 = [np.full(4, 0.3), np.full(4, 0.6)]
+    found = acq.polish_from(gp, [0, 2], x0, bound="lcb", maxiter=0)
+    for i, x, (value, x_found) in zip([0, 2], x0, found, strict=True):
+        ctrl = list(task.control_sets[i])
+        np.testing.assert_array_equal(x_found[ctrl], x[ctrl])
+        with torch.no_grad():
+            start = float(acq.expected(gp, i, torch.as_tensor(x).unsqueeze(0), "lcb")[0])
+        assert value == pytest.approx(start, rel=1e-12)
+
+
+def test_etc_refuses_an_unknown_lcb_tracking() -> None:
+    with pytest.raises(ValueError, match="lcb_tracking"):
+        ETCAgent(lcb_tracking="sometimes")  # type: ignore[arg-type]
 
 
 def test_etc_maximizes_its_lcb_afresh_every_round_by_default() -> None:
@@ -160,7 +179,7 @@ def test_a_warm_refit_is_capped_and_the_first_fit_is_not(monkeypatch: pytest.Mon
 
 @pytest.mark.parametrize("name", ["etc", "ucb-psq", "etc-50", "ts-psq"])
 def test_the_options_reach_the_agents_by_name(name: str) -> None:
-    options = {**OPTIONS, **({"lcb_warm_start": True} if name == "etc" else {})}
+    options = {**OPTIONS, **({"lcb_tracking": "revalue"} if name == "etc" else {})}
     assert set(options) <= (accepted_params(name) or set(options))
     agent = make_agent(name, **options)
     assert {k: agent.params()[k] for k in options} == options  # type: ignore[attr-defined]

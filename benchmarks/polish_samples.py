@@ -1,0 +1,117 @@
+"""How much the maxima of ``E[l]`` and ``E[u]`` move when the polishing uses fewer samples (issue 12).
+
+Plays ``n`` uniformly random (set, query) rounds of a problem through the environment, fits the
+agents' default GP (fitted mode) to them, and maximizes ``E[bound]`` over every set, once with
+the default polishing (all ``n_samples`` = 128 samples) and once per ``polish_samples`` value
+(every maximum is valued with all samples either way). Reports per setting the largest and the
+mean shortfall of the set maxima against the default's (positive: the option found less), the
+error of the fewer-sample ``E[bound]`` against the 128-sample value at the default's maximizers,
+and the time of the maximizations (one thread, after an untimed one).
+
+Example::
+
+    BOCVS_DATA_DIR=/work/shared/data python benchmarks/polish_samples.py --problem airfoil
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import time
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+
+def measure(problem: str, n: int, seed: int, polish: list[int], bound: str) -> dict[str, Any]:
+    """The set maxima of ``bound`` on ``n`` random rounds of ``problem``, per polishing."""
+    import torch
+
+    from agents.acquisition import ExpectedAcquisition
+    from agents.surrogate import GPSurrogate
+    from bocvs_env.env import BOCVSEnv
+
+    torch.set_num_threads(1)
+    env = BOCVSEnv(problem, privileged_info=False)
+    obs, _ = env.reset(seed=seed)
+    rng = np.random.default_rng(seed)
+    X: list[np.ndarray] = []
+    y: list[float] = []
+    while len(y) < n:
+        i = int(rng.integers(env.task.n_sets))
+        obs, _, terminated, truncated, info = env.step(
+            {"control_set": i, "x": rng.random(env.task.dim)}
+        )
+        if info.get("evaluated", False):
+            X.append(np.asarray(obs["x"], np.float64))
+            y.append(float(obs["y"][0]))
+        if terminated or truncated:
+            obs, _ = env.reset(seed=seed + len(y))
+    gp = GPSurrogate(env.task.dim, mode="fitted", seed=seed)
+    gp.fit(np.array(X), np.array(y))
+    sets = list(range(env.task.n_sets))
+    out: dict[str, Any] = {"problem": problem, "n": n, "seed": seed, "bound": bound}
+    runs: dict[str, Any] = {}
+    # untimed, so that what the surrogate caches (e.g. its precision matrix) favours no setting
+    ExpectedAcquisition(env.task, seed=seed).maximize(gp, sets, bound=bound)  # type: ignore[arg-type]
+    for k in [None, *polish]:
+        acq = ExpectedAcquisition(env.task, seed=seed, polish_samples=k)
+        t0 = time.perf_counter()
+        found = acq.maximize(gp, sets, bound=bound)  # type: ignore[arg-type]
+        runs[str(k or acq.n_samples)] = {
+            "seconds": time.perf_counter() - t0,
+            "values": [v for v, _ in found],
+            "x": [x.tolist() for _, x in found],
+        }
+    default = runs["128"]
+    estimator = ExpectedAcquisition(env.task, seed=seed).estimator(gp, bound)  # type: ignore[arg-type]
+    at_default = [(i, torch.tensor([x])) for i, x in zip(sets, default["x"], strict=True)]
+    with torch.no_grad():
+        exact = torch.cat(estimator.expected(at_default))
+    for k in polish:
+        gap = np.array(default["values"]) - np.array(runs[str(k)]["values"])
+        with torch.no_grad():
+            err = (torch.cat(estimator.expected(at_default, k)) - exact).abs().max()
+        runs[str(k)].update(
+            max_shortfall=float(gap.max()),
+            mean_shortfall=float(gap.mean()),
+            max_estimate_error=float(err),
+        )
+    out["runs"] = runs
+    return out
+
+
+def main() -> None:
+    p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    p.add_argument("--problem", default="airfoil")
+    p.add_argument("--sizes", nargs="+", type=int, default=[100, 300])
+    p.add_argument("--seeds", nargs="+", type=int, default=[0])
+    p.add_argument("--polish", nargs="+", type=int, default=[16, 32, 64])
+    p.add_argument("--bounds", nargs="+", default=["lcb", "ucb"])
+    p.add_argument("--out", type=Path, default=None)
+    args = p.parse_args()
+    results = []
+    for n in args.sizes:
+        for seed in args.seeds:
+            for bound in args.bounds:
+                r = measure(args.problem, n, seed, args.polish, bound)
+                results.append(r)
+                for k, run in r["runs"].items():
+                    extra = (
+                        f" shortfall max {run['max_shortfall']:+.2e} mean {run['mean_shortfall']:+.2e}"
+                        f" estimate error max {run['max_estimate_error']:.2e}"
+                        if "max_shortfall" in run
+                        else ""
+                    )
+                    print(
+                        f"{args.problem} n={n} seed={seed} {bound} polish {k}: "
+                        f"{run['seconds']:.2f} s{extra}",
+                        flush=True,
+                    )
+    if args.out:
+        args.out.write_text(json.dumps(results, indent=1))
+
+
+if __name__ == "__main__":
+    main()
