@@ -274,38 +274,23 @@ class ExpectedAcquisition:
         beta: float = 2.0,
         maxiter: int | None = None,
     ) -> list[tuple[float, np.ndarray]]:
-        """:meth:`maximize` without screening: one L-BFGS-B per set on the exact expectation
-        from a given start (e.g. the set's maximizer in the previous round), all sets together.
-
-        A local search: it finds the optimum the start lies in, not a better one elsewhere. It
-        costs one polished start per set instead of screening the raw candidates, refining
-        ``n_restarts`` starts and polishing ``n_polish`` of them.
-
-        Args:
-            surrogate: the posterior.
-            sets: the control sets.
-            x0: per set, a full query ``(d,)``; only the entries in the set matter.
-            bound: as in :meth:`expected`.
-            beta: as in :meth:`expected`.
-            maxiter: the L-BFGS-B iteration limit (``None``: :attr:`maxiter`); 0 only values
-                the starts.
-
-        Returns:
-            As :meth:`maximize`: per set, the value (never below the start's) and its query.
-        """
+        """:meth:`maximize` without screening, a local search: per set one L-BFGS-B on the
+        exact expectation from ``x0`` (full queries ``(d,)``, one per set; e.g. last round's
+        maximizers), all sets together, at most ``maxiter`` iterations (``None``:
+        :attr:`maxiter`; 0 only values the starts). Returns as :meth:`maximize` (each value
+        at least its start's)."""
         sets = [int(i) for i in sets]
         if len(x0) != len(sets):
             raise ValueError(f"polish_from needs one start per set, got {len(x0)} for {len(sets)}")
         for i in sets:
             self.inputs.check_set(i)
-        estimator = self.estimator(surrogate, bound, beta)
         starts = [
             torch.as_tensor(np.asarray(x, np.float64)[self.inputs.controlled(i)]).unsqueeze(0)
             for x, i in zip(x0, sets, strict=True)
         ]
-        points = [st[0].numpy().copy() for st in starts]
-        owners = list(range(len(sets)))
+        points, owners = [st[0].numpy().copy() for st in starts], list(range(len(sets)))
         limit = self.maxiter if maxiter is None else maxiter
+        estimator = self.estimator(surrogate, bound, beta)
         return polish(
             estimator, self._query(sets), starts, points, owners, limit, self.polish_samples
         )

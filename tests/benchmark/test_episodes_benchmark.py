@@ -46,3 +46,16 @@ def test_plant_and_airfoil_without_their_data_directory_fail_in_one_line(tmp_pat
     done = subprocess.run(cmd, capture_output=True, text=True, timeout=120, env=env)
     assert done.returncode == 2
     assert "BOCVS_DATA_DIR" in done.stderr.strip().splitlines()[-1]
+
+
+def test_an_empty_baseline_params_runs_the_default_of_the_same_tree(tmp_path: Path) -> None:
+    out = tmp_path / "episodes.json"
+    cmd = [
+        sys.executable, str(SCRIPT), "--agents", "ucb-psq", "--seeds", "0", "--budget", "1",
+        "--params", json.dumps({"refit_every": 1}), "--baseline-params", "{}", "--out", str(out),
+    ]  # fmt: skip
+    done = subprocess.run(cmd, capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stderr
+    result = json.loads(out.read_text())
+    assert [row["variant"] for row in result["summary"]] == ["baseline", "current"]
+    assert [row["params"] for row in result["summary"]] == [{}, {"refit_every": 1}]
