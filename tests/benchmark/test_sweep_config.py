@@ -226,3 +226,15 @@ def test_the_settings_beyond_the_paper_are_new_cells_with_the_grids_agents(name:
     assert beyond.agents == grid.agents and beyond.budgets == grid.budgets
     assert _cells(beyond) and not _cells(beyond) & _cells(grid)
     assert list(beyond.seeds) == list(range(5))
+
+
+def test_the_fast_options_check_pairs_every_paper_agent_with_its_fast_variant() -> None:
+    from bocvs_env.benchmark.sweep import check_agents
+
+    check, paper = _config("fast_quality"), preset("paper")
+    check_agents(check)
+    assert _cells(check) == _cells(paper) and list(check.seeds) == list(range(5))
+    model_based = [a for a in paper.agents if a != "random"]
+    assert set(check.agents) == {*model_based, *(f"{a}@fast" for a in model_based)}
+    assert all(check.agent_params[f"{a}@fast"] for a in model_based)
+    assert not any(a in check.agent_params for a in model_based)  # the defaults as they are
