@@ -71,11 +71,22 @@ Tables and plots give the mean over seeds ± one standard error (std / sqrt(seed
 
 
 def _seeds(text: str) -> int | list[int]:
-    """``"5"`` -> 5 seeds (0..4); ``"0,3,7"`` -> those seeds."""
+    """``"5"`` -> 5 seeds (0..4); ``"0,3,7"`` -> those seeds; ``"5-9"`` -> seeds 5 to 9, also
+    inside a list: ``"0,3-5"`` -> 0, 3, 4, 5 (``"7-7"``: seed 7 alone)."""
     try:
-        return [int(s) for s in text.split(",")] if "," in text else int(text)
+        if "," not in text and "-" not in text:
+            return int(text)
+        seeds: list[int] = []
+        for part in text.split(","):
+            lo, dash, hi = part.partition("-")
+            if dash and int(hi) < int(lo):
+                raise ValueError(part)
+            seeds += list(range(int(lo), int(hi) + 1)) if dash else [int(part)]
+        return seeds
     except ValueError:
-        raise argparse.ArgumentTypeError(f"seeds: a count or a comma list, got {text!r}") from None
+        raise argparse.ArgumentTypeError(
+            f"seeds: a count, a comma list or a range such as 5-9, got {text!r}"
+        ) from None
 
 
 def _add_sweep_options(p: argparse.ArgumentParser) -> None:
@@ -91,7 +102,9 @@ def _add_sweep_options(p: argparse.ArgumentParser) -> None:
     g.add_argument(
         "--agents", nargs="+", help="registered names (entry points bocvs.agents) or module:Class"
     )
-    g.add_argument("--seeds", type=_seeds, help="a count (0..n-1) or a comma list")
+    g.add_argument(
+        "--seeds", type=_seeds, help="a count (0..n-1), a comma list, or a range: 5-9, 0-0"
+    )
     p.add_argument("--store", type=Path, default=DEFAULT_STORE, help=f"default {DEFAULT_STORE}")
 
 

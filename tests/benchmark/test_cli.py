@@ -68,6 +68,18 @@ def test_status_table_plot_export(ran: tuple[Path, str, str], tmp_path: Path, ca
     assert set(pd.read_csv(out)["seed"]) == {0, 1}
 
 
+def test_seeds_by_range_select_a_slice_of_a_sweep(ran: tuple[Path, str, str], capsys) -> None:
+    """A range resumes a sweep seed by seed: ``1-1`` is seed 1 alone, ``0,2-3`` three seeds."""
+    store = str(ran[0])  # seeds 0 and 1 of the tiny sweep are stored
+    assert main(["status", "--store", store, *SWEEP, "--seeds", "1-1"]) == 0
+    assert "1 / 1 done" in capsys.readouterr().out
+    assert main(["status", "--store", store, *SWEEP, "--seeds", "0,2-3"]) == 0
+    assert "1 / 3 done" in capsys.readouterr().out
+    with pytest.raises(SystemExit):
+        main(["status", "--store", store, *SWEEP, "--seeds", "3-1"])
+    assert "a range such as 5-9, got '3-1'" in capsys.readouterr().err
+
+
 @pytest.mark.parametrize(
     ("argv", "message"),
     [
