@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import math
-from typing import Any, Literal
+from typing import Any, Literal, get_args
 
 import numpy as np
 
@@ -24,7 +24,8 @@ from agents.decisions import (
 from agents.model_based import ModelBasedAgent
 
 #: The values of ETC's ``lcb_tracking`` option.
-LCB_TRACKING = ("off", "polish", "revalue")
+LcbTracking = Literal["off", "polish", "revalue"]
+LCB_TRACKING = get_args(LcbTracking)
 
 
 class ETCAgent(ModelBasedAgent):
@@ -87,7 +88,7 @@ class ETCAgent(ModelBasedAgent):
         explore_fraction: float = 0.6,
         alpha0: float = 0.1,
         halve_every: int | None = None,
-        lcb_tracking: Literal["off", "polish", "revalue"] = "off",
+        lcb_tracking: LcbTracking = "off",
         **model: Any,
     ) -> None:
         super().__init__(**model)

@@ -30,7 +30,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from typing import Literal
+from typing import Literal, get_args
 
 import numpy as np
 import torch
@@ -50,8 +50,10 @@ RefitSchedule = Literal["every", "geometric"]
 
 def check_refit_schedule(schedule: str, growth: float) -> None:
     """Raise a one-line ``ValueError`` for an unknown schedule or a growth factor not ``> 1``."""
-    if schedule not in ("every", "geometric"):
-        raise ValueError(f"refit_schedule must be 'every' or 'geometric', got {schedule!r}")
+    if schedule not in get_args(RefitSchedule):
+        raise ValueError(
+            f"refit_schedule must be one of {get_args(RefitSchedule)}, got {schedule!r}"
+        )
     if not (math.isfinite(growth) and growth > 1):
         raise ValueError(f"refit_factor must be finite and > 1, got {growth!r}")
 
