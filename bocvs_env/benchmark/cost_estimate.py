@@ -6,7 +6,8 @@ decision (:mod:`bocvs_env.benchmark.reference`: the 7-set UCB maximization) at t
 had then, timed by interpolating, in log-log, the reference decisions measured by
 ``benchmarks/decisions.py`` (constant below the smallest measured size, the last measured slope
 above the largest). A model-free agent is charged its measured time. The "after" figure is each
-run's measured wall time (``wall_s`` in the store's provenance), summed.
+run's measured wall time (``wall_s`` in the store's provenance), summed; beside it the runs'
+CPU time (``cpu_s``), which a loaded machine does not inflate (NaN if a run predates it).
 """
 
 from __future__ import annotations
@@ -60,8 +61,9 @@ def reference_seconds(n: np.ndarray, sizes: np.ndarray, seconds: np.ndarray) -> 
 def sweep_cost(
     runs: list[StoredRun], sizes: np.ndarray, seconds: np.ndarray
 ) -> dict[str, dict[str, float]]:
-    """Per agent: runs, evaluated rounds, measured seconds (``after_s``, the runs' ``wall_s``)
-    and estimated seconds at the references' speed (``before_s``), summed over the runs."""
+    """Per agent: runs, evaluated rounds, measured seconds (``after_s``, the runs' ``wall_s``;
+    ``cpu_s``, their CPU time, NaN if a run did not record it) and estimated seconds at the
+    references' speed (``before_s``), summed over the runs."""
     rows: dict[str, dict[str, float]] = defaultdict(lambda: defaultdict(float))
     for run in runs:
         agent = run.config.agent
@@ -74,5 +76,6 @@ def sweep_cost(
         row["runs"] += 1
         row["rounds"] += rounds
         row["after_s"] += wall
+        row["cpu_s"] += float(run.provenance.get("cpu_s", np.nan))
         row["before_s"] += before
     return {agent: dict(row) for agent, row in rows.items()}

@@ -34,6 +34,7 @@ PROVENANCE_COLUMNS = (
     "started_at",
     "finished_at",
     "wall_s",
+    "cpu_s",
 )
 
 

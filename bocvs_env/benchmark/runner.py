@@ -96,7 +96,7 @@ def run_config(
     Returns:
         The :class:`RunResult`.
     """
-    started, t0 = utc_now(), time.perf_counter()
+    started, t0, cpu0 = utc_now(), time.perf_counter(), time.process_time()
     env = BOCVSEnv(**config.env_kwargs())
     agent = make_agent(config.agent, **agent_arguments(config, env))
     record = run_episode(env, agent, seed=config.seed, progress=progress)
@@ -112,5 +112,6 @@ def run_config(
         "started_at": started,
         "finished_at": utc_now(),
         "wall_s": time.perf_counter() - t0,
+        "cpu_s": time.process_time() - cpu0,
     }
     return RunResult(config=config, record=record, provenance=provenance)

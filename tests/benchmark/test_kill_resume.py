@@ -34,7 +34,7 @@ agents = ["random"]
 seeds = {seeds}
 """
 #: Provenance fields that differ between two runs of the same configuration.
-_TIMING = ("started_at", "finished_at", "wall_s")
+_TIMING = ("started_at", "finished_at", "wall_s", "cpu_s")
 
 #: Runs the CLI with one fault injected into the driver: ``creation`` kills the process group
 #: once the new store is built, before it is linked into place; ``commit`` kills it right after

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from dataclasses import replace
 from typing import Any
 
@@ -45,6 +46,8 @@ def test_provenance(tiny_results: list[RunResult]) -> None:
     assert prov["torch_threads"] == 1
     assert prov["agent_name"] == "random"
     assert prov["wall_s"] > 0
+    # the run's own CPU time: this process, one torch thread, so not far above the wall time
+    assert 0 < prov["cpu_s"] <= prov["wall_s"] * (os.cpu_count() or 1)
     assert tiny_results[0].record.config["problem"] == "hartmann3"
 
 
