@@ -187,9 +187,9 @@ def _worker_episode(args: argparse.Namespace) -> dict[str, Any]:
     alpha0 = {} if args.alpha0 is None else {"alpha0": args.alpha0}
     env = BOCVSEnv(PROBLEM["problem"], cost_set=PROBLEM["cost_set"], variance=PROBLEM["variance"],
                    budget=args.budget, **initial)  # fmt: skip
-    agent = ETCAgent(surrogate_mode="fixed", halve_every=args.halve_every, **alpha0)
+    agent = ETCAgent(surrogate_mode=args.surrogate, halve_every=args.halve_every, **alpha0)
     trace: list[list[float]] = []
-    t0 = time.perf_counter()
+    t0, cpu0 = time.perf_counter(), time.process_time()
 
     def progress(spent: float, budget: float) -> None:
         elapsed = time.perf_counter() - t0
@@ -211,7 +211,11 @@ def _worker_episode(args: argparse.Namespace) -> dict[str, Any]:
         "alpha0": agent.alpha0,
         "halve_every": agent.halve_every,
         "initial_points": env.problem.n_initial,
+        "surrogate_mode": agent.surrogate_mode,
+        "agent_params": agent.params(),
         "seconds": time.perf_counter() - t0,
+        "cpu_seconds": time.process_time() - cpu0,
+        "hyperparameter_fits": agent.surrogate.fitter.n_refits,
         "evaluations": len(agent.y) - env.problem.n_initial,
         "spent": agent.spent,
         "explore_rounds": agent.n_explore,
@@ -407,7 +411,8 @@ def _extras(report: dict[str, Any], args: argparse.Namespace, save: Any) -> None
         print(f"ETC episode, budget {args.episode_budget:g}", flush=True)
         extra = ["--budget", str(args.episode_budget), "--timeout", str(args.episode_timeout)]
         for flag, value in (("--alpha0", args.episode_alpha0), ("--initial", args.episode_initial),
-                            ("--halve-every", args.episode_halve_every)):  # fmt: skip
+                            ("--halve-every", args.episode_halve_every),
+                            ("--surrogate", args.episode_surrogate)):  # fmt: skip
             if value is not None:
                 extra += [flag, str(value)]
         report["episode"] = _run_worker("episode", extra, args.threads)
@@ -548,6 +553,13 @@ def main() -> None:
         help="exploitation evaluations between halvings of alpha in the episode (default: d)",
     )
     p.add_argument(
+        "--episode-surrogate",
+        choices=("fixed", "fitted"),
+        default="fixed",
+        help="the episode's GP: the reference's fixed hyperparameters (as the decisions above), "
+        "or the agents' default fitted mode",
+    )
+    p.add_argument(
         "--episode-after",
         type=int,
         default=1000,
@@ -574,6 +586,8 @@ def main() -> None:
     p.add_argument("--alpha0", type=float, help=argparse.SUPPRESS)
     p.add_argument("--halve-every", type=int, help=argparse.SUPPRESS)
     p.add_argument("--initial", type=int, help=argparse.SUPPRESS)
+    p.add_argument("--surrogate", choices=("fixed", "fitted"), default="fixed",
+                   help=argparse.SUPPRESS)  # fmt: skip
     args = p.parse_args()
     if args.worker is None:
         _parent(args)
