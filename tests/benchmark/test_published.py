@@ -126,3 +126,32 @@ def test_docs_pages_are_recomputed_from_the_published_data(
     with PublishedRuns(DOCS_DATA) as source:
         runs = claims.select_runs(source.runs(), "paper")
     assert claims.claims_markdown(runs) == (REPO / "docs" / "paper" / "claims.md").read_text()
+
+
+@pytest.mark.skipif(
+    not (DOCS_DATA / RUNS_FILE).is_file(), reason="docs/data is published by the paper rerun"
+)
+def test_docs_data_is_one_commit_and_ucb_psq_ignores_the_other_sets_costs() -> None:
+    """Every published run comes from one commit; UCB-PSQ, which plays only the full set where
+    there is one, and whose cost is 1 in the cheap and the moderate cost sets alike, makes the
+    same plays, pays the same costs and reaches the same values in both, seed for seed."""
+    with PublishedRuns(DOCS_DATA) as source:
+        runs = source.runs()
+    assert len({r.provenance["git_commit"] for r in runs}) == 1
+    by_setting: dict[tuple, dict[str, StoredRun]] = {}
+    for r in runs:
+        c = r.config
+        if c.agent == "ucb-psq":
+            setting = (c.problem, c.variance, c.budget, c.seed)
+            by_setting.setdefault(setting, {})[c.cost_set] = r
+    pairs = [
+        (p["cheap"], p["moderate"])
+        for p in by_setting.values()
+        if {"cheap", "moderate"} <= set(p) and len(set(p["cheap"].record.control_set)) == 1
+    ]
+    assert pairs
+    for cheap, moderate in pairs:
+        for name in ("control_set", "cost", "g"):
+            np.testing.assert_array_equal(
+                getattr(cheap.record, name), getattr(moderate.record, name)
+            )
