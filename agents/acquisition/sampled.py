@@ -11,7 +11,7 @@ from torch import Tensor
 from agents.acquisition.bounds import Score, combine
 from agents.acquisition.estimator import Estimator, Part
 from agents.acquisition.inputs import RandomInputs
-from agents.surrogate import SamplePath
+from agents.surrogate import PathSampleMean, SamplePath
 
 
 class Posterior(Protocol):
@@ -91,12 +91,25 @@ class PathAverage(Estimator):
         if path.n_paths != 1:
             raise ValueError(f"a path bound must have n_paths=1, got {path.n_paths}")
         self.path = path
+        #: ``(set, samples used)`` -> the path's averages over those sample rows, computed once
+        #: per estimator (one path) instead of once per evaluation.
+        self._rows: dict[tuple[int, int], PathSampleMean] = {}
 
     def expected(self, parts: Sequence[Part], n_samples: int | None = None) -> list[Tensor]:
         out = []
         for i, X in parts:
             self.inputs.check_set(i)
-            ctrl, free = self.inputs.controlled(i), self.inputs.free(i)
-            Zr = self.inputs.set_samples(i)[: self.inputs.count(i, n_samples)][:, free]
-            out.append(self.path.averaged(X[:, ctrl], ctrl, Zr, free)[0])
+            ctrl = self.inputs.controlled(i)
+            out.append(
+                self.path.averaged_over(X[:, ctrl], ctrl, self._sample_mean(i, n_samples))[0]
+            )
         return out
+
+    def _sample_mean(self, i: int, n_samples: int | None) -> PathSampleMean:
+        """The path's :meth:`~SamplePath.sample_mean` over set ``i``'s first rows."""
+        key = (i, self.inputs.count(i, n_samples))
+        if key not in self._rows:
+            free = self.inputs.free(i)
+            Zr = self.inputs.set_samples(i)[: key[1]][:, free]
+            self._rows[key] = self.path.sample_mean(Zr, free)
+        return self._rows[key]

@@ -3,7 +3,7 @@ growing Cholesky factor, the BoTorch hyperparameter fit, sample paths and the cl
 mean embedding. The GP algebra itself is :mod:`bocvs_env.gp`."""
 
 from agents.surrogate.gp import GPSurrogate, Mode, RefitSchedule
-from agents.surrogate.paths import SamplePath
+from agents.surrogate.paths import PathSampleMean, SamplePath
 from agents.surrogate.posterior import CHUNK_ELEMENTS, MIN_VARIANCE, FactorizedPosterior
 
 __all__ = [
@@ -12,6 +12,7 @@ __all__ = [
     "FactorizedPosterior",
     "GPSurrogate",
     "Mode",
+    "PathSampleMean",
     "RefitSchedule",
     "SamplePath",
 ]

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 import torch
 from torch import Tensor
@@ -65,20 +66,49 @@ class SamplePath:
             ``n_paths x q`` averages in the units of ``y`` (differentiable with respect to
             ``Zc``).
         """
-        h = self.hyper
-        dims, free = list(dims), list(free)
-        u = Zc @ self.W[dims] + self.b  # q x D
+        return self.averaged_over(Zc, dims, self.sample_mean(Zr, free))
+
+    def sample_mean(self, Zr: Tensor, free: Sequence[int]) -> PathSampleMean:
+        """What :meth:`averaged` takes from the sample rows ``Zr`` (``s x |free|``, on the
+        dimensions ``free``), computed once for any number of queries: the averages over ``s``
+        of the features' cosines and sines (``D`` each) and of the update's RBF factor, folded
+        into the update weights (``n x n_paths``)."""
+        free = list(free)
         v = Zr @ self.W[free]  # s x D
-        values = (
-            torch.cos(u) * torch.cos(v).mean(0) - torch.sin(u) * torch.sin(v).mean(0)
-        ) @ self.w
+        weights = self.update
+        if self.X.shape[0] > 0:
+            ls = self.hyper.lengthscale
+            b_mean = rbf(Zr, self.X[:, free], ls[free], 1.0).mean(0)  # n
+            weights = b_mean.unsqueeze(-1) * self.update
+        return PathSampleMean(torch.cos(v).mean(0), torch.sin(v).mean(0), weights)
+
+    def averaged_over(self, Zc: Tensor, dims: Sequence[int], rows: PathSampleMean) -> Tensor:
+        """:meth:`averaged` from the sample rows' :meth:`sample_mean`: ``n_paths x q``."""
+        h = self.hyper
+        dims = list(dims)
+        u = Zc @ self.W[dims] + self.b  # q x D
+        values = (torch.cos(u) * rows.cos - torch.sin(u) * rows.sin) @ self.w
         values = values + h.mean
         if self.X.shape[0] > 0:
-            ls = h.lengthscale
-            A = rbf(Zc, self.X[:, dims], ls[dims], h.outputscale)  # q x n
-            b_mean = rbf(Zr, self.X[:, free], ls[free], 1.0).mean(0)  # n
-            values = values + A @ (b_mean.unsqueeze(-1) * self.update)
+            A = rbf(Zc, self.X[:, dims], h.lengthscale[dims], h.outputscale)  # q x n
+            values = values + A @ rows.weights
         return (values * h.y_scale + h.y_shift).T
+
+
+@dataclass(frozen=True)
+class PathSampleMean:
+    """The averages of a :class:`SamplePath` over sample rows (:meth:`SamplePath.sample_mean`).
+
+    Attributes:
+        cos: ``D``: the mean cosine of each feature's phase part of the rows.
+        sin: ``D``: the mean sine.
+        weights: ``n x n_paths``: the update weights times each training point's mean RBF
+            factor over the rows (the update itself without training points).
+    """
+
+    cos: Tensor
+    sin: Tensor
+    weights: Tensor
 
 
 def draw_sample_paths(
