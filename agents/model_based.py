@@ -179,19 +179,30 @@ class ModelBasedAgent(BaseAgent):
             found = self.acquisition.polish_from(
                 self.surrogate, sets, x0, bound, self.beta, maxiter
             )
+        found_values = [float(v) for v, _ in found]
+        checked = [i for i in sets if self.n_incumbents and len(self._incumbents(i))]
+        incumbents = {i: self._incumbents(i) for i in checked}
+        values = dict(
+            zip(
+                checked,
+                self.acquisition.expected_above(
+                    self.surrogate,
+                    [(i, torch.as_tensor(incumbents[i])) for i in checked],
+                    [found_values[sets.index(i)] for i in checked],
+                    bound,
+                    self.beta,
+                ),
+                strict=True,
+            )
+        )
         out: dict[int, tuple[float, np.ndarray]] = {}
-        for i, (v, x) in zip(sets, found, strict=True):
-            value, query = float(v), np.asarray(x, np.float64)
+        for i, value, (_, x) in zip(sets, found_values, found, strict=True):
+            query = np.asarray(x, np.float64)
+            if i in values:
+                k = int(torch.argmax(values[i]))
+                if float(values[i][k]) > value:
+                    value, query = float(values[i][k]), incumbents[i][k].copy()
             if self.n_incumbents:
-                incumbents = self._incumbents(i)
-                if len(incumbents):
-                    with torch.no_grad():
-                        values = self.acquisition.expected(
-                            self.surrogate, i, torch.as_tensor(incumbents), bound, self.beta
-                        )
-                    k = int(torch.argmax(values))
-                    if float(values[k]) > value:
-                        value, query = float(values[k]), incumbents[k].copy()
                 kept = self._maximizers.setdefault(i, [])
                 kept.append(query)
                 del kept[: -self.n_incumbents]

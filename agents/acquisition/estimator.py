@@ -72,6 +72,12 @@ class Estimator(ABC):
         parts = [(i, self.inputs.embed(ix, Z)) for i, ix, Z in zip(sets, idx, raws, strict=True)]
         return [s.topk(k).indices for s in self.screen(parts)]
 
+    def upper(self, parts: Sequence[Part]) -> list[Tensor] | None:
+        """Upper bounds of :meth:`expected` (all samples), cheaper than it, one ``batch``
+        tensor per part; ``None`` where there is none (here). A point whose bound is below a
+        value already reached need not be valued (:func:`~agents.acquisition.best.first_best`)."""
+        return None
+
     def plan(self, n_sets: int) -> RefinePlan:
         """How to refine the starts of ``n_sets`` sets: here all at once on :meth:`expected`."""
         return RefinePlan([list(range(n_sets))])

@@ -42,6 +42,7 @@ import numpy as np
 import torch
 from torch import Tensor
 
+from agents.acquisition.best import expected_above
 from agents.acquisition.bounds import Score, sign
 from agents.acquisition.closed_form import GPClosedForm
 from agents.acquisition.estimator import Estimator, Part
@@ -205,6 +206,21 @@ class ExpectedAcquisition:
             ``X``.
         """
         return self.estimator(surrogate, bound, beta).expected([(i, X)])[0]
+
+    def expected_above(
+        self,
+        surrogate: Posterior,
+        parts: Sequence[tuple[int, Tensor]],
+        floors: Sequence[float],
+        bound: Score = "ucb",
+        beta: float = 2.0,
+    ) -> list[Tensor]:
+        """:meth:`expected` (no gradient) of the queries of several sets in one call, where
+        they can reach their set's floor: ``-inf`` for a query whose upper bound is below it
+        (:func:`~agents.acquisition.best.expected_above`). Parts are ``(set, batch x d)``."""
+        for i, _ in parts:
+            self.inputs.check_set(i)
+        return expected_above(self.estimator(surrogate, bound, beta), parts, floors)
 
     def raw_count(self, i: int) -> int:
         """The Sobol candidates screened for set ``i`` (:func:`screening.raw_count

@@ -9,6 +9,7 @@ import numpy as np
 import torch
 from torch import Tensor
 
+from agents.acquisition.best import expected_above
 from agents.acquisition.estimator import Estimator, Part
 from agents.acquisition.optimize import batch_objective, batched_lbfgsb
 from agents.acquisition.screening import best_screened, distinct_best_per_owner
@@ -50,21 +51,54 @@ def polish(
     if maxiter > 0:
         objective = batch_objective(exact, query, owners)
         points, minus_values = batched_lbfgsb(objective, points, maxiter=maxiter)
-    with torch.no_grad():
-        if n_samples is not None and maxiter > 0:  # value the polished points with all samples
-            parts = [
-                query(j, torch.from_numpy(z).unsqueeze(0))
-                for j, z in zip(owners, points, strict=True)
-            ]
-            minus_values = [-float(v[0]) for v in estimator.expected(parts)]
-        fallen = estimator.expected([query(j, z) for j, z in enumerate(fallback)])
+        if n_samples is not None:  # value the polished points with all samples
+            minus_values = _revalued(estimator, query, points, owners, minus_values)
+    best = [
+        max((p for p in range(len(owners)) if owners[p] == j), key=lambda p: -minus_values[p])
+        for j in range(len(fallback))
+    ]
+    fallen = expected_above(
+        estimator,
+        [query(j, z) for j, z in enumerate(fallback)],
+        [-minus_values[b] for b in best],
+    )
     out = []
-    for j in range(len(fallback)):
-        b = max((p for p in range(len(owners)) if owners[p] == j), key=lambda p: -minus_values[p])
+    for j, b in enumerate(best):
         value, z = -minus_values[b], torch.from_numpy(points[b]).unsqueeze(0)
         if float(fallen[j][0]) > value:
             value, z = float(fallen[j][0]), fallback[j]
         out.append((value, query(j, z)[1][0].numpy()))
+    return out
+
+
+def _revalued(
+    estimator: Estimator,
+    query: Callable[[int, Tensor], Part],
+    points: list[np.ndarray],
+    owners: list[int],
+    minus_values: list[float],
+) -> list[float]:
+    """Minus the all-sample values of polished ``points`` (``minus_values``: on fewer
+    samples), ``inf`` for those that cannot be their set's best: each set's best point on
+    fewer samples is valued first, then the others whose upper bound can reach it."""
+    sets = sorted(set(owners))
+    members = {j: [p for p in range(len(owners)) if owners[p] == j] for j in sets}
+    probes = {j: min(members[j], key=lambda p: minus_values[p]) for j in sets}
+
+    def part(j: int, rows: list[int]) -> Part:
+        return query(j, torch.from_numpy(np.stack([points[p] for p in rows])))
+
+    out = [float("inf")] * len(points)
+    first = expected_above(estimator, [part(j, [probes[j]]) for j in sets], [-np.inf] * len(sets))
+    for j, v in zip(sets, first, strict=True):
+        out[probes[j]] = -float(v[0])
+    others = {j: [p for p in members[j] if p != probes[j]] for j in sets if len(members[j]) > 1}
+    rest = expected_above(
+        estimator, [part(j, rows) for j, rows in others.items()], [-out[probes[j]] for j in others]
+    )
+    for rows, v in zip(others.values(), rest, strict=True):
+        for p, value in zip(rows, v.tolist(), strict=True):
+            out[p] = -value
     return out
 
 

@@ -1,0 +1,71 @@
+"""Valuing only the points that can beat a value already reached (agents/acquisition/best.py)
+and the GP estimator's upper bound behind it."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import torch
+
+from agents.acquisition import ExpectedAcquisition
+from agents.surrogate import GPSurrogate
+from tests.agents.test_acquisition import fitted_gp, make_task
+
+
+def queries(count: int, seed: int = 1) -> torch.Tensor:
+    return torch.as_tensor(np.random.default_rng(seed).random((count, 4)))
+
+
+@pytest.mark.parametrize("bound", ["ucb", "lcb", "mean"])
+def test_the_gp_upper_bound_is_above_the_expectation(bound: str) -> None:
+    task = make_task()
+    acq = ExpectedAcquisition(task, n_samples=64, seed=2)
+    estimator = acq.estimator(fitted_gp(), bound, 2.0)
+    X = queries(200)
+    parts = [(i, X) for i in range(task.n_sets)]
+    with torch.no_grad():
+        for exact, upper in zip(estimator.expected(parts), estimator.upper(parts), strict=True):
+            assert bool((upper >= exact).all())
+            if bound == "mean":  # the same quantity, up to rounding and the slack
+                assert torch.allclose(upper, exact, atol=1e-5)
+
+
+def test_the_prior_has_no_upper_bound_to_skip_by() -> None:
+    task = make_task()
+    acq = ExpectedAcquisition(task, n_samples=16)
+    estimator = acq.estimator(GPSurrogate(4), "ucb")
+    assert estimator.upper([(0, queries(3))]) is None
+
+
+@pytest.mark.parametrize("bound", ["ucb", "lcb"])
+def test_expected_above_values_every_point_that_reaches_its_floor(bound: str) -> None:
+    task = make_task()
+    acq = ExpectedAcquisition(task, n_samples=64, seed=2)
+    gp = fitted_gp()
+    X = queries(300)
+    parts = [(i, X) for i in range(task.n_sets)]
+    with torch.no_grad():
+        exact = acq.estimator(gp, bound, 2.0).expected(parts)
+    floors = [float(v.quantile(0.8)) for v in exact]
+    got = acq.expected_above(gp, parts, floors, bound, 2.0)
+    skipped = 0
+    for v, g, floor in zip(exact, got, floors, strict=True):
+        valued = torch.isfinite(g)
+        assert bool(valued[v >= floor].all())  # nothing that reaches the floor is skipped
+        assert torch.allclose(g[valued], v[valued], rtol=1e-12, atol=1e-12)
+        assert int(v.argmax()) == int(g.argmax())  # the first maximum stays where it was
+        skipped += int((~valued).sum())
+    if bound == "ucb":  # Jensen's bound is tight enough here to skip most points
+        assert skipped > 300
+
+
+def test_expected_above_without_a_floor_values_everything() -> None:
+    task = make_task()
+    acq = ExpectedAcquisition(task, n_samples=32)
+    gp = fitted_gp()
+    X = queries(5)
+    got = acq.expected_above(gp, [(1, X), (2, X[:2])], [-np.inf, -np.inf])
+    with torch.no_grad():
+        want = [acq.expected(gp, 1, X), acq.expected(gp, 2, X[:2])]
+    for g, w in zip(got, want, strict=True):
+        assert torch.allclose(g, w, rtol=1e-12, atol=1e-12)
