@@ -128,11 +128,13 @@ class FactorizedPosterior(ABC):
         std = var.clamp_min(MIN_VARIANCE * h.outputscale).sqrt()
         return (mean * h.y_scale + h.y_shift).reshape(shape), (std * h.y_scale).reshape(shape)
 
-    def factor_moments(self, B: Tensor) -> tuple[Tensor, Tensor]:
+    def factor_moments(self, B: Tensor, gram: Tensor | None = None) -> tuple[Tensor, Tensor]:
         """What :meth:`averaged_moments` needs of the random variables' factors.
 
         Args:
             B: ``s x n`` factors of the random variables at ``s`` samples (:meth:`cross_factor`).
+            gram: ``B^T B`` (``n x n``) if already known (e.g. grown from a previous one by
+                the new columns), computed otherwise.
 
         Returns:
             ``mean_s(B_s) * alpha`` (``n``) and ``W * (B^T B / s)`` (``n x n``, elementwise with
@@ -141,7 +143,7 @@ class FactorizedPosterior(ABC):
         """
         if B.shape[0] == 1 and bool((B == 1.0).all()):  # no random variables: W itself
             return self.alpha.clone(), self.precision
-        M = B.T @ B
+        M = B.T @ B if gram is None else gram.clone()
         M.mul_(self.precision).div_(B.shape[0])  # in place: one n x n matrix at a time
         return B.mean(0) * self.alpha, M
 

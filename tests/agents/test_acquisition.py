@@ -282,3 +282,24 @@ def test_std_range_bounds_every_posterior_standard_deviation() -> None:
     _, std = gp.mean_std(torch.cat([X, gp.train_X]))
     assert low <= float(std.min()) and float(std.max()) <= high
     assert high == pytest.approx(float(gp.mean_std(torch.full((1, 4), 50.0))[1]))
+
+
+def test_the_screening_gram_grows_with_the_data_to_the_full_product() -> None:
+    rng = np.random.default_rng(4)
+    X = rng.random((40, 4))
+    y = np.cos(4.0 * X).sum(-1)
+    gp = GPSurrogate(4, mode="fixed", lengthscale=0.3)
+    gp.fit(X[:30], y[:30])
+    task = make_task()
+    acq = ExpectedAcquisition(task, n_samples=32)
+    acq.gp_cache.moments(gp, 1)
+    gp.fit(X, y)  # ten more points, the same hyperparameters: the gram grows
+    grown = acq.gp_cache.moments(gp, 1)
+    fresh = gp.factor_moments(acq.gp_cache.sample_factor(gp, 1))
+    assert torch.equal(grown[1], fresh[1]) and torch.equal(grown[0], fresh[0])
+    other = GPSurrogate(4, mode="fixed", lengthscale=0.2)
+    other.fit(X, y)  # another surrogate: nothing of the first one's is reused
+    assert torch.equal(
+        acq.gp_cache.moments(other, 1)[1],
+        other.factor_moments(acq.gp_cache.sample_factor(other, 1))[1],
+    )
