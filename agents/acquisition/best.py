@@ -24,7 +24,7 @@ def expected_above(
     A row is valued unless the estimator's :meth:`~Estimator.upper` bound is below
     ``floors[p] - SKIP_TOLERANCE * (1 + |floors[p]|)``: so every row whose value is at least
     its floor is valued, and the first maximum of each part is unchanged wherever it is above
-    the floor. All valued rows are valued in one call.
+    the floor. All valued rows are valued in one call, each distinct row once.
 
     Args:
         estimator: the expectation.
@@ -44,12 +44,14 @@ def expected_above(
                 rows = rows[bounds[p] >= floor - SKIP_TOLERANCE * (1.0 + abs(floor))]
             keep.append(rows)
         valued = [p for p, rows in enumerate(keep) if rows.numel()]
+        # a point given twice (e.g. a maximizer kept as an incumbent again) is valued once
+        unique = [torch.unique(parts[p][1][keep[p]], dim=0, return_inverse=True) for p in valued]
         values = (
-            estimator.expected([(parts[p][0], parts[p][1][keep[p]]) for p in valued])
+            estimator.expected([(parts[p][0], u) for p, (u, _) in zip(valued, unique, strict=True)])
             if valued
             else []
         )
         out = [X.new_full((X.shape[0],), -torch.inf) for _, X in parts]
-        for p, v in zip(valued, values, strict=True):
-            out[p][keep[p]] = v
+        for p, (_, inverse), v in zip(valued, unique, values, strict=True):
+            out[p][keep[p]] = v[inverse]
     return out

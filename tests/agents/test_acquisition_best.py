@@ -69,3 +69,25 @@ def test_expected_above_without_a_floor_values_everything() -> None:
         want = [acq.expected(gp, 1, X), acq.expected(gp, 2, X[:2])]
     for g, w in zip(got, want, strict=True):
         assert torch.allclose(g, w, rtol=1e-12, atol=1e-12)
+
+
+def test_a_point_given_twice_is_valued_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    task = make_task()
+    acq = ExpectedAcquisition(task, n_samples=32)
+    gp = fitted_gp()
+    X = queries(3)
+    twice = torch.cat([X, X[:2]])
+    rows: list[int] = []
+    estimator = acq.estimator(gp, "ucb")
+    original = type(estimator).expected
+
+    def counted(self: object, parts: list, n_samples: int | None = None) -> list:
+        rows.extend(int(Z.shape[0]) for _, Z in parts)
+        return original(self, parts, n_samples)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(type(estimator), "expected", counted)
+    got = acq.expected_above(gp, [(1, twice)], [-np.inf])[0]
+    assert rows == [3]
+    assert torch.equal(got[3:], got[:2])
+    with torch.no_grad():
+        assert torch.allclose(got[:3], acq.expected(gp, 1, X), rtol=1e-12, atol=1e-12)
