@@ -179,35 +179,44 @@ class ModelBasedAgent(BaseAgent):
             found = self.acquisition.polish_from(
                 self.surrogate, sets, x0, bound, self.beta, maxiter
             )
-        found_values = [float(v) for v, _ in found]
-        checked = [i for i in sets if self.n_incumbents and len(self._incumbents(i))]
-        incumbents = {i: self._incumbents(i) for i in checked}
-        values = dict(
-            zip(
-                checked,
-                self.acquisition.expected_above(
-                    self.surrogate,
-                    [(i, torch.as_tensor(incumbents[i])) for i in checked],
-                    [found_values[sets.index(i)] for i in checked],
-                    bound,
-                    self.beta,
-                ),
-                strict=True,
-            )
-        )
+        values = [float(v) for v, _ in found]
+        better = self._better_incumbents(sets, values, bound)
         out: dict[int, tuple[float, np.ndarray]] = {}
-        for i, value, (_, x) in zip(sets, found_values, found, strict=True):
+        for i, value, (_, x) in zip(sets, values, found, strict=True):
             query = np.asarray(x, np.float64)
-            if i in values:
-                k = int(torch.argmax(values[i]))
-                if float(values[i][k]) > value:
-                    value, query = float(values[i][k]), incumbents[i][k].copy()
+            if i in better:
+                value, query = better[i]
             if self.n_incumbents:
                 kept = self._maximizers.setdefault(i, [])
                 kept.append(query)
                 del kept[: -self.n_incumbents]
             out[i] = (value, query)
         return out
+
+    def _better_incumbents(
+        self, sets: list[int], values: list[float], bound: Bound | Callable[[Tensor], Tensor]
+    ) -> dict[int, tuple[float, np.ndarray]]:
+        """Set -> its best incumbent (:meth:`_incumbents`; the first of equals) and its value,
+        for the sets where it beats the optimizer's ``values``; one call for all sets, valuing
+        only the incumbents that can beat them
+        (:meth:`~agents.acquisition.ExpectedAcquisition.expected_above`)."""
+        if not self.n_incumbents:
+            return {}
+        incumbents = {i: self._incumbents(i) for i in sets}
+        checked = [p for p, i in enumerate(sets) if len(incumbents[i])]
+        above = self.acquisition.expected_above(
+            self.surrogate,
+            [(sets[p], torch.as_tensor(incumbents[sets[p]])) for p in checked],
+            [values[p] for p in checked],
+            bound,
+            self.beta,
+        )
+        better = {}
+        for p, v in zip(checked, above, strict=True):
+            k = int(torch.argmax(v))
+            if float(v[k]) > values[p]:
+                better[sets[p]] = (float(v[k]), incumbents[sets[p]][k].copy())
+        return better
 
     def _incumbents(self, i: int) -> np.ndarray:
         """``k x d`` queries worth checking for set ``i``: recent maximizers, best data."""
