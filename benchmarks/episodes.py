@@ -15,6 +15,8 @@ The agent's ``reset`` (the free initial design's first fit) is reported apart, a
 step's phases. ``wall_s`` is ``run_episode``'s whole wall time, which also holds the record's
 privileged values: the first episode of a problem setting computes the per-set oracle maxima
 (cached on disk afterwards; about 680 s for airfoil under load), so it is not compared.
+``cpu_s`` is its CPU time (``time.process_time``) and every step's ``act_cpu`` the CPU time of
+``act``: on a shared machine, far less sensitive to the load than wall times.
 
 ``--compare-to REV`` runs the same episodes at git revision ``REV`` side by side in the same
 invocation: a temporary ``git worktree`` of ``REV`` is put first on the workers' ``PYTHONPATH``
@@ -101,9 +103,10 @@ def instrument(env: Any, agent: Any, clock: PhaseClock) -> None:
 
     def timed_act(*args: Any, **kwargs: Any) -> Any:
         clock.start_step()
-        t0 = time.perf_counter()
+        t0, c0 = time.perf_counter(), time.process_time()
         out = act(*args, **kwargs)
         clock.step["act"] = time.perf_counter() - t0
+        clock.step["act_cpu"] = time.process_time() - c0
         return out
 
     def timed_observe(*args: Any, **kwargs: Any) -> None:
@@ -136,14 +139,15 @@ def run_one(spec: dict[str, Any]) -> dict[str, Any]:
     agent = make_agent(config.agent, **agent_arguments(config, env))
     clock = PhaseClock()
     instrument(env, agent, clock)
-    t0 = time.perf_counter()
+    t0, c0 = time.perf_counter(), time.process_time()
     record = run_episode(env, agent, seed=config.seed)
-    wall = time.perf_counter() - t0
+    wall, cpu = time.perf_counter() - t0, time.process_time() - c0
     fitter = getattr(getattr(agent, "surrogate", None), "fitter", None)
     return {
         "config": spec,
         "agents_module": agents.__file__,
         "wall_s": wall,
+        "cpu_s": cpu,
         "episode_s": clock.reset_s + sum(s[p] for s in clock.steps for p in PHASES),
         "reset_s": clock.reset_s,
         "n_evaluations": record.n_evaluations,

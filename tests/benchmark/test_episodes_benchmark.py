@@ -30,6 +30,7 @@ def test_two_variants_side_by_side_report_every_phase_of_every_step(tmp_path: Pa
         assert all(min(s["act"], s["refit"], s["observe"], s["env"]) >= 0 for s in steps)
         phases = sum(s["act"] + s["refit"] + s["observe"] + s["env"] for s in steps)
         assert phases <= episode["wall_s"]
+        assert 0 < episode["cpu_s"] and all(s["act_cpu"] >= 0 for s in steps)
     # refitting after every observation (but the last) shows up as refit time, the default
     # (every 10 points) does not
     assert all(s["refit"] > 0 for s in baseline[0]["steps"][:-1])
