@@ -192,10 +192,10 @@ def test_ts_psq_averages_its_path_per_feature_not_per_query_and_sample(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     # comparing sets with random variables, TS-PSQ's expectation of its sample path takes the
-    # separated average (SamplePath.averaged); the path is never evaluated at query x sample
-    # points, which cost 15x more on airfoil
+    # separated average (SamplePath.averaged_over, from the averages over each set's sample
+    # rows); the path is never evaluated at query x sample points, which cost 15x more on airfoil
     calls = {"averaged": 0, "pointwise": 0}
-    averaged, pointwise = SamplePath.averaged, SamplePath.__call__
+    averaged, pointwise = SamplePath.averaged_over, SamplePath.__call__
 
     def count(name: str, method: Any) -> Any:
         def wrapped(self: SamplePath, *args: Any) -> Any:
@@ -204,7 +204,7 @@ def test_ts_psq_averages_its_path_per_feature_not_per_query_and_sample(
 
         return wrapped
 
-    monkeypatch.setattr(SamplePath, "averaged", count("averaged", averaged))
+    monkeypatch.setattr(SamplePath, "averaged_over", count("averaged", averaged))
     monkeypatch.setattr(SamplePath, "__call__", count("pointwise", pointwise))
     agent = TSPSQAgent(prefer_full_set=False, **FAST)
     play(BOCVSEnv(custom_problem(), privileged_info=False), agent, seed=0)
