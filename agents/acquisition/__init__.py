@@ -9,6 +9,8 @@ One concept per module:
   :mod:`~agents.acquisition.gp_cache`) and :mod:`~agents.acquisition.sampled` (sample averages
   and sample paths);
 - :mod:`~agents.acquisition.screening`: raw candidates and the best of them;
+- :mod:`~agents.acquisition.best`: exact values only for points whose upper bound can beat a
+  value already reached (incumbents, fallbacks);
 - :mod:`~agents.acquisition.optimize`: multi-start L-BFGS-B in lockstep;
 - :mod:`~agents.acquisition.expected`: :class:`ExpectedAcquisition`, which puts them together.
 """
