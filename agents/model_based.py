@@ -227,7 +227,7 @@ class ModelBasedAgent(BaseAgent):
         """One posterior sample path (``batch_shape x d -> 1 x batch_shape``), seeded from the
         agent's generator. Returned as the :class:`~agents.surrogate.SamplePath` itself, so that
         the acquisition averages it over the random inputs per feature and training point
-        (:meth:`~agents.surrogate.SamplePath.averaged`) instead of per query and sample."""
+        (:meth:`~agents.surrogate.SamplePath.averaged_over`) instead of per query and sample."""
         generator = torch.Generator().manual_seed(int(self.rng.integers(2**62)))
         return self.surrogate.sample_paths(1, generator)
 

@@ -75,7 +75,7 @@ class Estimator(ABC):
     def upper(self, parts: Sequence[Part]) -> list[Tensor] | None:
         """Upper bounds of :meth:`expected` (all samples), cheaper than it, one ``batch``
         tensor per part; ``None`` where there is none (here). A point whose bound is below a
-        value already reached need not be valued (:func:`~agents.acquisition.best.first_best`)."""
+        value already reached need not be valued (:func:`~agents.acquisition.best.expected_above`)."""
         return None
 
     def plan(self, n_sets: int) -> RefinePlan:

@@ -79,7 +79,7 @@ class SampleAverage(Estimator):
 
 class PathAverage(Estimator):
     """The average of one GP sample path, taken per feature and training point
-    (:meth:`SamplePath.averaged`, ``O(D + n)`` per query) instead of per query and sample; cheap
+    (:meth:`SamplePath.averaged_over`, ``O(D + n)`` per query) instead of per query and sample; cheap
     enough to screen with every sample.
 
     Raises:

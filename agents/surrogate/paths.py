@@ -47,29 +47,8 @@ class SamplePath:
         values = values * h.y_scale + h.y_shift
         return values.T.reshape(self.n_paths, *shape)
 
-    def averaged(self, Zc: Tensor, dims: Sequence[int], Zr: Tensor, free: Sequence[int]) -> Tensor:
-        """The paths averaged over sample rows of the other variables, in ``O(D + n)`` a query.
-
-        The point ``x_{qs}`` takes ``Zc[q]`` on ``dims`` and ``Zr[s]`` on ``free`` (together all
-        ``d`` dimensions). Both parts of a path separate: ``cos(u + v) = cos u cos v - sin u sin
-        v`` for the features and the RBF product for the update, so the average over ``s`` is
-        taken once per feature and training point instead of once per query and sample; the
-        result equals ``mean_s(path(x_{qs}))``.
-
-        Args:
-            Zc: ``q x |dims|`` controlled values.
-            dims: their dimensions.
-            Zr: ``s x |free|`` sample values of the other variables.
-            free: their dimensions.
-
-        Returns:
-            ``n_paths x q`` averages in the units of ``y`` (differentiable with respect to
-            ``Zc``).
-        """
-        return self.averaged_over(Zc, dims, self.sample_mean(Zr, free))
-
     def sample_mean(self, Zr: Tensor, free: Sequence[int]) -> PathSampleMean:
-        """What :meth:`averaged` takes from the sample rows ``Zr`` (``s x |free|``, on the
+        """What :meth:`averaged_over` takes from the sample rows ``Zr`` (``s x |free|``, on the
         dimensions ``free``), computed once for any number of queries: the averages over ``s``
         of the features' cosines and sines (``D`` each) and of the update's RBF factor, folded
         into the update weights (``n x n_paths``)."""
@@ -83,7 +62,24 @@ class SamplePath:
         return PathSampleMean(torch.cos(v).mean(0), torch.sin(v).mean(0), weights)
 
     def averaged_over(self, Zc: Tensor, dims: Sequence[int], rows: PathSampleMean) -> Tensor:
-        """:meth:`averaged` from the sample rows' :meth:`sample_mean`: ``n_paths x q``."""
+        """The paths averaged over sample rows of the other variables, in ``O(D + n)`` a query.
+
+        The point ``x_{qs}`` takes ``Zc[q]`` on ``dims`` and the sample row ``s`` on the other
+        dimensions (together all ``d``). Both parts of a path separate: ``cos(u + v) = cos u
+        cos v - sin u sin v`` for the features and the RBF product for the update, so the
+        average over ``s`` is taken once per feature and training point (``rows``, from
+        :meth:`sample_mean`) instead of once per query and sample; the result equals
+        ``mean_s(path(x_{qs}))``.
+
+        Args:
+            Zc: ``q x |dims|`` controlled values.
+            dims: their dimensions.
+            rows: :meth:`sample_mean` of the sample rows on the other dimensions.
+
+        Returns:
+            ``n_paths x q`` averages in the units of ``y`` (differentiable with respect to
+            ``Zc``).
+        """
         h = self.hyper
         dims = list(dims)
         u = Zc @ self.W[dims] + self.b  # q x D
