@@ -20,6 +20,22 @@ def _data_path() -> Path:
     return Path(os.environ.get("BOCVS_DATA_DIR", REPO.parent / "shared" / "data"))
 
 
+def _pin_data_dir() -> None:
+    """Make ``$BOCVS_DATA_DIR`` absolute once, at the start, and refuse one that names no folder.
+
+    A relative path (the README's ``../shared/data``) would otherwise be read against whatever
+    the working directory is when a test, a worker or a subprocess first looks; and a folder the
+    user named but that is not there is a mistake to report, not a reason to skip 66 tests.
+    """
+    named = os.environ.get("BOCVS_DATA_DIR")
+    if named is None:
+        return
+    path = Path(named).resolve()
+    if not path.is_dir():
+        raise pytest.UsageError(f"BOCVS_DATA_DIR={named} is not a folder; {NO_DATA}")
+    os.environ["BOCVS_DATA_DIR"] = str(path)
+
+
 @pytest.fixture(scope="session")
 def data_dir() -> Path:
     """The real-world data: ``$BOCVS_DATA_DIR`` or ``../shared/data`` beside the repository."""
@@ -54,8 +70,10 @@ def quick_data_dir(data_dir: Path, tmp_path_factory: pytest.TempPathFactory) -> 
 
 
 def pytest_configure(config: pytest.Config) -> None:
-    """One torch/BLAS thread per pytest-xdist worker (``-n auto`` runs one worker per core, and
-    more threads than cores only make them wait for each other); before torch is imported."""
+    """Pin the data folder (:func:`_pin_data_dir`), and one torch/BLAS thread per pytest-xdist
+    worker (``-n auto`` runs one worker per core, and more threads than cores only make them
+    wait for each other); before torch is imported."""
+    _pin_data_dir()
     if os.environ.get("PYTEST_XDIST_WORKER"):
         for name in ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS"):
             os.environ.setdefault(name, "1")
