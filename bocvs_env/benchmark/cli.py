@@ -11,6 +11,7 @@ Examples::
     bocvs table --sweep mine
     bocvs export --out runs.parquet --level runs   # all runs of the store
     bocvs compare --sweep paper --agent etc        # paired intervals, win / tie / loss
+    bocvs compare --sweep grid --against old.db    # each agent against its runs in old.db
     bocvs publish --sweep paper --out docs/data    # the published tables the docs read
     bocvs table --data docs/data --sweep paper     # reports from published tables
 
@@ -299,11 +300,25 @@ def _cmd_export(args: argparse.Namespace) -> int:
 
 
 def _cmd_compare(args: argparse.Namespace) -> int:
-    from bocvs_env.benchmark.compare import compare_runs, comparison_markdown
+    from bocvs_env.benchmark.compare import compare_runs, compare_versions, comparison_markdown
+    from bocvs_env.benchmark.published import open_runs
+    from bocvs_env.benchmark.versions import check_one_version, code_version
 
     runs, _ = _report_runs(args)
-    comparisons = compare_runs(runs, args.agent, args.reference, args.metrics, args.resamples,
-                               args.level, args.bootstrap_seed)  # fmt: skip
+    if args.against is None:
+        comparisons = compare_runs(runs, args.agent, args.reference, args.metrics,
+                                   args.resamples, args.level, args.bootstrap_seed)  # fmt: skip
+    else:
+        if args.reference is not None:
+            raise ValueError("--against compares each agent with itself; leave out --reference")
+        with open_runs(args.against) as source:
+            names = {r.config.agent for r in runs}
+            others = [r for r in source.runs(None) if r.config.agent in names]
+        check_one_version(others, args.allow_mixed_versions)
+        tag = code_version(others[0].provenance).split(" ")[0] if others else "other"
+        agents = None if args.agent is None else [args.agent]
+        comparisons = compare_versions(runs, others, tag, agents, args.metrics, args.resamples,
+                                       args.level, args.bootstrap_seed)  # fmt: skip
     text = comparison_markdown(comparisons)
     if args.json is not None:
         args.json.write_text(json.dumps([c.row() for c in comparisons], indent=1) + "\n")
@@ -373,6 +388,9 @@ def build_parser() -> argparse.ArgumentParser:
     _add_report_options(compare)
     compare.add_argument("--agent", help="compare this agent against the others")
     compare.add_argument("--reference", help="compare the others against this agent")
+    compare.add_argument("--against", type=Path, metavar="STORE",
+                         help="compare each agent with its own runs in this store (or folder of "
+                              "bocvs publish), e.g. of an earlier commit, labelled agent@commit")  # fmt: skip
     compare.add_argument("--metrics", nargs="+", default=["final", "area"],
                          help="final (simple regret), area (under simple regret / budget), "
                          "evaluations, costliest_share")  # fmt: skip

@@ -20,6 +20,10 @@ lies on the worse side, and ties otherwise. Which pairs are compared:
 ``agent`` and ``reference`` both given, that one pair; only ``agent``, it against every other
 agent; only ``reference``, every other agent against it; neither, every pair of agents (the
 alphabetically first minus the second).
+
+:func:`compare_versions` compares each agent with itself as run by another code version (e.g.
+the runs of an earlier commit, from another store): the other runs are labelled
+``<agent>@<commit>`` and every agent is paired with its own other version.
 """
 
 from __future__ import annotations
@@ -27,7 +31,7 @@ from __future__ import annotations
 import itertools
 from collections import Counter
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
@@ -194,6 +198,41 @@ def compare_runs(
                     PairedComparison(panel, left, right, name, tuple(common), interval, unpaired)
                 )
     return out
+
+
+def compare_versions(
+    runs: Sequence[StoredRun],
+    others: Sequence[StoredRun],
+    tag: str,
+    agents: Sequence[str] | None = None,
+    metric_names: Sequence[str] = tuple(METRICS),
+    n_resamples: int = 10_000,
+    level: float = 0.95,
+    seed: int = 0,
+) -> list[PairedComparison]:
+    """Each agent of ``runs`` against its own runs in ``others`` (another code version), which
+    are labelled ``<agent>@<tag>``: :func:`compare_runs` with that agent and that reference,
+    panel by panel, for the agents (of ``agents``, if given) that both sides ran.
+
+    Raises:
+        ValueError: when no agent is on both sides.
+    """
+    mine = {r.config.agent for r in runs}
+    theirs = {r.config.agent for r in others}
+    names = sorted((mine & theirs) & set(agents if agents is not None else mine))
+    if not names:
+        raise ValueError(f"no agent is on both sides: here {sorted(mine)}, there {sorted(theirs)}")
+    relabelled = [
+        replace(r, config=replace(r.config, agent=f"{r.config.agent}@{tag}"))
+        for r in others
+        if r.config.agent in names
+    ]
+    both = [*runs, *relabelled]
+    return [
+        c
+        for name in names
+        for c in compare_runs(both, name, f"{name}@{tag}", metric_names, n_resamples, level, seed)
+    ]
 
 
 def tally(comparisons: Sequence[PairedComparison]) -> dict[tuple[str, str, str], Counter[str]]:

@@ -7,7 +7,7 @@ import json
 from pathlib import Path
 
 import pytest
-from bench_helpers import hand_run, win_and_tie_runs
+from bench_helpers import hand_run, tiny_sweep, win_and_tie_runs
 
 from bocvs_env.benchmark.cli import main
 from bocvs_env.benchmark.compare import compare_runs, comparison_markdown, tally
@@ -115,3 +115,36 @@ def test_compare_command_writes_markdown_json_and_csv(
         assert [r["verdict"] for r in csv.DictReader(f)] == [r["verdict"] for r in rows]
     assert main(["compare", "--store", str(two_agent_store), "--metrics", "speed"]) == 2
     assert "unknown metrics ['speed']" in capsys.readouterr().err
+
+
+def test_each_agent_is_compared_with_its_other_version() -> None:
+    from bocvs_env.benchmark.compare import compare_versions
+
+    now = [hand_run("a", s, [0.9]) for s in range(3)] + [hand_run("b", 0, [0.5])]
+    before = [hand_run("a", s, [0.5]) for s in range(3)] + [hand_run("c", 0, [0.5])]
+    rows = compare_versions(now, before, "0123abc", metric_names=["final"], n_resamples=200)
+    assert [(r.agent, r.reference, len(r.seeds), r.verdict()) for r in rows] == [
+        ("a", "a@0123abc", 3, "win")
+    ]
+    with pytest.raises(ValueError, match="no agent is on both sides"):
+        compare_versions(now, before, "0123abc", agents=["b"])
+
+
+def test_compare_against_another_store(
+    two_agent_store: Path, tiny_results: list, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from bocvs_env.benchmark.store import ResultStore
+
+    later = tmp_path / "later.db"
+    with ResultStore(later) as store:
+        store.register_sweep(tiny_sweep())
+        for result in tiny_results:
+            store.add(result, sweep="tiny", git_commit="d" * 40)
+    argv = ["compare", "--store", str(later), "--against", str(two_agent_store)]
+    assert main([*argv, "--resamples", "200", "--metrics", "final"]) == 0
+    out = capsys.readouterr().out
+    # the same runs at two commits: random against itself, a tie with a zero difference
+    assert "| random | random@ccccccc | 2 | 0 [0, 0] **tie** |" in out
+    assert "etc@" not in out  # etc ran only in the other store
+    assert main([*argv, "--reference", "random"]) == 2
+    assert "leave out --reference" in capsys.readouterr().err
