@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
+from types import MappingProxyType
 from typing import Any, Literal, get_args
 
 import numpy as np
@@ -21,11 +23,17 @@ from agents.decisions import (
     round_robin_set,
     select_s1,
 )
-from agents.model_based import ModelBasedAgent
+from agents.model_based import EXACT_SETTINGS, ModelBasedAgent
 
 #: The values of ETC's ``lcb_tracking`` option.
 LcbTracking = Literal["off", "polish", "revalue"]
 LCB_TRACKING = get_args(LcbTracking)
+
+#: ETC's computations as first implemented (Algorithm 1 with a full ``max E[l]`` every round):
+#: the model's :data:`~agents.model_based.EXACT_SETTINGS` and ``lcb_tracking="off"``.
+#: ``ETCAgent(**ETC_EXACT_SETTINGS)`` makes the decisions ETC made before issue 12's fast
+#: options became its defaults; so does ``FETCAgent`` with these for what ETC and FETC share.
+ETC_EXACT_SETTINGS: Mapping[str, Any] = MappingProxyType({**EXACT_SETTINGS, "lcb_tracking": "off"})
 
 
 class ETCAgent(ModelBasedAgent):
@@ -58,6 +66,12 @@ class ETCAgent(ModelBasedAgent):
       ``min(ucb_bar_i, .)`` cannot exceed it either, so they are outside ``S1`` whatever the
       value. If ``S1`` comes out empty, every set is computed for the reset.
 
+    By default ETC also takes shortcuts that are not exact (issue 12's fast options): between
+    hyperparameter refits ``max E[l]`` is only revalued at last round's maximizers
+    (``lcb_tracking``), and the model refits on a geometric schedule, capped, and polishes on
+    fewer samples (:class:`ModelBasedAgent`). ``ETCAgent(**ETC_EXACT_SETTINGS)`` computes every
+    round as Algorithm 1 states it.
+
     The decision log (:meth:`diagnostics`) has one entry per round: ``phase``, ``set``,
     ``value`` (the played ``max_x E[u]``), ``lcb_bar``, ``ucb_bar``, and in exploitation
     ``alpha``, ``s1``, ``reset``, ``cost_lcb``, ``s3``.
@@ -67,16 +81,17 @@ class ETCAgent(ModelBasedAgent):
         alpha0: the tolerance at the start of exploitation (the paper: 0.1).
         halve_every: exploitation evaluations between halvings of ``alpha``; ``None`` is ``d``.
         lcb_tracking: how ``max_{i, x^i} E[l]`` over the maximal sets is found each round.
-            ``"off"`` (the default, as Algorithm 1): a full maximization every round.
-            ``"polish"``: between hyperparameter refits, each set's ``E[l]`` is only polished
-            from its maximizer of the previous round (one L-BFGS-B start per set, no
-            screening); ``"revalue"``: between refits, last round's maximizers (and the
-            incumbents of :meth:`ModelBasedAgent.set_maxima`) are only valued under the new
-            posterior. Either way a full maximization follows every refit and comes at least
-            every ``refit_every`` rounds. Trades a possibly missed better LCB optimum (the value
-            lags until the next full maximization; it enters ``lcb_bar``, a running max) for a
-            much cheaper round: the full max-LCB was 42% of an ETC episode on hartmann6 in 12-D
-            and 83% of ``act`` on airfoil (issue 12).
+            ``"revalue"`` (the default): between hyperparameter refits, last round's maximizers
+            (and the incumbents of :meth:`ModelBasedAgent.set_maxima`) are only valued under
+            the new posterior; ``"polish"``: between refits, each set's ``E[l]`` is only
+            polished from its maximizer of the previous round (one L-BFGS-B start per set, no
+            screening); ``"off"`` (as Algorithm 1, and as first implemented): a full
+            maximization every round. With either tracking, a full maximization follows every
+            refit and comes at least every ``refit_every`` rounds. Tracking trades a possibly
+            missed better LCB optimum (the value lags until the next full maximization; it
+            enters ``lcb_bar``, a running max) for a much cheaper round: the full max-LCB was
+            42% of an ETC episode on hartmann6 in 12-D and 83% of ``act`` on airfoil (issue 12).
+            :data:`ETC_EXACT_SETTINGS` turns it and the model's fast options off.
         **model: the surrogate and acquisition options of :class:`ModelBasedAgent`
             (``beta = 2`` by default, as the paper).
     """
@@ -88,7 +103,7 @@ class ETCAgent(ModelBasedAgent):
         explore_fraction: float = 0.6,
         alpha0: float = 0.1,
         halve_every: int | None = None,
-        lcb_tracking: LcbTracking = "off",
+        lcb_tracking: LcbTracking = "revalue",
         **model: Any,
     ) -> None:
         super().__init__(**model)

@@ -19,16 +19,16 @@ from agents.decisions import (
 )
 from agents.etc import ETCAgent
 from agents.relevance import collapse_relevance, redundant_sets, relevant_variables
-from agents.surrogate import RefitSchedule
 
-#: The switches that turn every FETC component off: FETC with these is ETC (Algorithm 1).
+#: The switches that turn every FETC component off: FETC with these is ETC (Algorithm 1) with
+#: the same model options (with :data:`agents.etc.ETC_EXACT_SETTINGS` too, ETC as first
+#: implemented).
 ETC_SWITCHES: dict[str, Any] = {
     "allocation": "count",
     "cost_bound": "hoeffding",
     "value_bounds": "intersected",
     "relevance": False,
     "exploit_query": "ucb",
-    "refit_schedule": "every",
 }
 
 
@@ -37,7 +37,7 @@ class FETCAgent(ETCAgent):
 
     It keeps what Algorithm 1 gets right: a tolerance ``alpha`` on value (halved as in the
     paper), ``S1`` from GP confidence bounds, the cheapest acceptable set by optimistic cost
-    bounds (``S3``), the largest UCB among ties. Six components change, each a switch whose
+    bounds (``S3``), the largest UCB among ties. Five components change, each a switch whose
     other value gives back ETC's behaviour for that component (:data:`ETC_SWITCHES`):
 
     1. ``allocation="spend"``: exploration plays the set furthest behind a target share of plays
@@ -64,12 +64,12 @@ class FETCAgent(ETCAgent):
        sample path's expectation (Thompson sampling) instead of ``E[u]``: sharper on the
        committed set, where the UCB keeps spending on the width. ``"ucb"``: Algorithm 1.
 
-    6. ``refit_schedule="geometric"``: the GP's hyperparameters are refitted when the data has
-       grown by the factor ``refit_factor`` (1.25) since the last fit and by at least
-       ``refit_every`` points (:class:`~agents.surrogate.GPSurrogate`'s schedule), not every
-       ``refit_every`` points: spending on cheap sets makes several times more evaluations,
-       and the fixed count would make their refits dominate the run time. ``"every"``: ETC's
-       count.
+    FETC's model options are ETC's (:class:`~agents.etc.ETCAgent`,
+    :class:`~agents.model_based.ModelBasedAgent`). A sixth switch, hyperparameter refits on the
+    geometric schedule (spending on cheap sets makes several times more evaluations, and refits
+    every ``refit_every`` points would dominate the run time), was FETC's own until it became
+    the default of every model-based agent (issue 12), ETC included; ``refit_schedule="every"``
+    still gives the fixed count.
 
     The decision log has ETC's keys; in exploration also ``relevant`` and ``skipped`` (when
     relevance is on); in exploitation ``query``, and with current bounds ``ucb_checked`` (the
@@ -89,10 +89,9 @@ class FETCAgent(ETCAgent):
         relevance_points: the quasi-random inputs (drawn from the variables' distributions)
             relevance is averaged over.
         exploit_query: ``"ts"`` or ``"ucb"``.
-        refit_schedule: when hyperparameters are refitted (:class:`~agents.surrogate.GPSurrogate`);
-            FETC's default is ``"geometric"``.
-        **etc: ETC's parameters (``explore_fraction``, ``alpha0``, ``halve_every``) and the
-            model options of :class:`~agents.model_based.ModelBasedAgent`.
+        **etc: ETC's parameters (``explore_fraction``, ``alpha0``, ``halve_every``,
+            ``lcb_tracking``) and the model options of
+            :class:`~agents.model_based.ModelBasedAgent`.
     """
 
     name = "fetc"
@@ -109,10 +108,9 @@ class FETCAgent(ETCAgent):
         relevance_min_data: int | None = None,
         relevance_points: int = 32,
         exploit_query: Literal["ts", "ucb"] = "ts",
-        refit_schedule: RefitSchedule = "geometric",
         **etc: Any,
     ) -> None:
-        super().__init__(refit_schedule=refit_schedule, **etc)
+        super().__init__(**etc)
         for label, value, allowed in (
             ("allocation", allocation, ("spend", "count")),
             ("cost_bound", cost_bound, ("bernstein", "hoeffding")),

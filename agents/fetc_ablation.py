@@ -1,12 +1,12 @@
-"""FETC's ablation: each of its six components alone on top of ETC, as agents of their own.
+"""FETC's ablation: each of its five components alone on top of ETC, as agents of their own.
 
 Each class is a :class:`~agents.fetc.FETCAgent` whose switches default to ETC's values
 (:data:`agents.fetc.ETC_SWITCHES`) except one (:attr:`AblationAgent.component`), so that a sweep
-can put ``etc``, the six ``etc-<component>`` agents and ``fetc`` side by side and the table shows
+can put ``etc``, the five ``etc-<component>`` agents and ``fetc`` side by side and the table shows
 what each change buys alone. Keyword parameters pass through to :class:`~agents.fetc.FETCAgent`
-(a sweep's ``agent_params``), so any switch can still be set explicitly. The sixth switch,
-``refit_schedule``, is not a decision rule but when the hyperparameters are refitted (run time);
-``etc-refit`` shows what it costs in regret.
+(a sweep's ``agent_params``), so any switch can still be set explicitly. The model options are
+ETC's defaults. A sixth agent, ``etc-refit`` (the geometric refit schedule alone), was dropped
+when that schedule became the default of every model-based agent (issue 12): it was ETC.
 """
 
 from __future__ import annotations
@@ -60,13 +60,6 @@ class ETCTSAgent(AblationAgent):
     component: ClassVar[dict[str, Any]] = {"exploit_query": "ts"}
 
 
-class ETCRefitAgent(AblationAgent):
-    """ETC with hyperparameter refits on the geometric schedule (growth by 1.25)."""
-
-    name = "etc-refit"
-    component: ClassVar[dict[str, Any]] = {"refit_schedule": "geometric"}
-
-
 #: CLI name -> the one switch that differs from ETC.
 COMPONENTS: dict[str, dict[str, Any]] = {
     cls.name: cls.component
@@ -76,6 +69,5 @@ COMPONENTS: dict[str, dict[str, Any]] = {
         ETCCurrentAgent,
         ETCRelevanceAgent,
         ETCTSAgent,
-        ETCRefitAgent,
     )
 }

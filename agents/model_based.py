@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
+from types import MappingProxyType
 from typing import Any, Literal
 
 import numpy as np
@@ -18,6 +19,17 @@ from agents.surrogate.gp import check_refit_schedule
 #: problem name; the name is part of the public task.
 REFERENCE_LENGTHSCALES: dict[str, float] = {"plant": 0.2, "airfoil": 0.2}
 
+#: The model options that give back the computations of the agents as first implemented, before
+#: issue 12's fast options became the defaults: every maximizer polished on all ``n_samples``
+#: samples, a hyperparameter refit every ``refit_every`` observations, each run to convergence.
+#: ``make_agent(name, **EXACT_SETTINGS)`` makes those decisions for every model-based agent
+#: but ETC and its descendants, which take :data:`agents.etc.ETC_EXACT_SETTINGS` (these and
+#: ``lcb_tracking="off"``). What the fast defaults save and cost: benchmarks/README.md, "Pilot:
+#: fast options", and the paired check ``benchmarks/configs/fast_quality.toml``.
+EXACT_SETTINGS: Mapping[str, Any] = MappingProxyType(
+    {"polish_samples": None, "refit_schedule": "every", "refit_maxiter": None}
+)
+
 
 class ModelBasedAgent(BaseAgent):
     """Keeps a :class:`GPSurrogate` fitted to all data and an :class:`ExpectedAcquisition`.
@@ -28,19 +40,21 @@ class ModelBasedAgent(BaseAgent):
     :meth:`set_maxima`.
 
     Args:
-        surrogate_mode: ``"fitted"`` (the default: ARD, BoTorch's priors, refitted every
-            ``refit_every`` observations, as the AAAI paper's text describes) or ``"fixed"`` (the
-            reference codes' hyperparameters). With the fixed isotropic lengthscale 0.1 the GP
-            cannot learn that inputs are inert, and on hartmann6 in 12-D every GP agent then
-            does no better than random search (see ``examples/headline_comparison.py``).
+        surrogate_mode: ``"fitted"`` (the default: ARD, BoTorch's priors, hyperparameters
+            refitted as ``refit_schedule`` says, as the AAAI paper's text describes) or
+            ``"fixed"`` (the reference codes' hyperparameters). With the fixed isotropic
+            lengthscale 0.1 the GP cannot learn that inputs are inert, and on hartmann6 in 12-D
+            every GP agent then does no better than random search (see
+            ``examples/headline_comparison.py``).
         lengthscale: the fixed lengthscale; ``None`` takes the reference codes' value for the
             task's problem name (0.2 for ``plant`` and ``airfoil``, 0.1 otherwise).
         noise: the fixed noise variance.
         outputscale: the fixed output scale.
-        refit_every: observations between hyperparameter refits in ``"fitted"`` mode.
-        refit_schedule: ``"every"`` (every ``refit_every`` observations) or ``"geometric"``
-            (also wait until the data has grown by ``refit_factor`` since the last refit); see
-            :class:`~agents.surrogate.GPSurrogate`.
+        refit_every: the fewest observations between hyperparameter refits in ``"fitted"`` mode.
+        refit_schedule: ``"geometric"`` (the default: a refit once the data has grown by at
+            least ``refit_every`` observations and by the factor ``refit_factor`` since the last,
+            so ``O(log n)`` refits in ``n`` observations) or ``"every"`` (every ``refit_every``
+            observations, as first implemented); see :class:`~agents.surrogate.GPSurrogate`.
         refit_factor: the geometric schedule's growth factor (``> 1``).
         n_samples: quasi-random samples of the random variables behind each ``E[.]``.
         raw_samples: random candidates screened before the gradient-based optimization.
@@ -50,13 +64,22 @@ class ModelBasedAgent(BaseAgent):
         n_incumbents: the previous maximizers per set and best observed queries that every
             maximization is checked against (:meth:`set_maxima`); 0 turns the check off.
         polish_samples: polish every maximizer with only this many of the ``n_samples``
-            samples and value it with all (:class:`ExpectedAcquisition`); ``None`` (the
-            default) polishes with all. Fewer samples make a decision cheaper where the
-            expectation has random inputs, at the cost of a less precise maximizer.
+            samples and value it with all (:class:`ExpectedAcquisition`); the default 32 lost
+            at most 1.3e-3 of a set maximum of 3-4 on airfoil (benchmarks/README.md). ``None``,
+            or any value of at least ``n_samples``, polishes with all, as first implemented.
+            Fewer samples make a decision cheaper where the expectation has random inputs, at
+            the cost of a less precise maximizer.
         refit_maxiter: the most L-BFGS-B iterations of a warm-started hyperparameter refit
-            (:class:`~agents.surrogate.fitting.MAPFitter`); ``None`` (the default) runs each to
-            convergence. A cap makes refits cheaper and their cost predictable, at the cost of
-            hyperparameters that may stop short of the MAP estimate.
+            (:class:`~agents.surrogate.fitting.MAPFitter`; the first fit is never capped),
+            20 by default; ``None`` runs each to convergence, as first implemented. A cap
+            makes refits cheaper and their cost predictable, at the cost of hyperparameters
+            that may stop short of the MAP estimate.
+
+    The defaults of ``refit_schedule``, ``polish_samples`` and ``refit_maxiter`` are issue 12's
+    fast options (benchmarks/README.md, "Pilot: fast options"); :data:`EXACT_SETTINGS` gives
+    back the computations as first implemented. The agent passes every option to its
+    :class:`GPSurrogate` and :class:`ExpectedAcquisition` explicitly, so these are the agents'
+    defaults wherever the components' own defaults differ (theirs are the exact computations).
     """
 
     def __init__(
@@ -66,7 +89,7 @@ class ModelBasedAgent(BaseAgent):
         noise: float = 1e-4,
         outputscale: float = 1.0,
         refit_every: int = 10,
-        refit_schedule: RefitSchedule = "every",
+        refit_schedule: RefitSchedule = "geometric",
         refit_factor: float = 1.25,
         n_samples: int = 128,
         raw_samples: int = 256,
@@ -74,8 +97,8 @@ class ModelBasedAgent(BaseAgent):
         maxiter: int = 100,
         beta: float = 2.0,
         n_incumbents: int = 3,
-        polish_samples: int | None = None,
-        refit_maxiter: int | None = None,
+        polish_samples: int | None = 32,
+        refit_maxiter: int | None = 20,
     ) -> None:
         super().__init__()
         if surrogate_mode not in ("fixed", "fitted"):
@@ -98,6 +121,12 @@ class ModelBasedAgent(BaseAgent):
         if n_incumbents < 0:
             raise ValueError(f"n_incumbents must be >= 0, got {n_incumbents!r}")
         self.n_incumbents = n_incumbents
+        if polish_samples is not None and not (
+            isinstance(polish_samples, int) and polish_samples >= 1
+        ):
+            raise ValueError(
+                f"polish_samples must be None or a positive integer, got {polish_samples!r}"
+            )
         self.polish_samples = polish_samples
         self.refit_maxiter = refit_maxiter
 
@@ -128,10 +157,16 @@ class ModelBasedAgent(BaseAgent):
             raw_samples=self.raw_samples,
             n_restarts=self.n_restarts,
             maxiter=self.maxiter,
-            polish_samples=self.polish_samples,
+            polish_samples=self._polish_samples(),
         )
         self._maximizers: dict[int, list[np.ndarray]] = {}
         self._refit()
+
+    def _polish_samples(self) -> int | None:
+        """The acquisition's ``polish_samples``: ``None`` (all) where there are no more samples."""
+        if self.polish_samples is None or self.polish_samples >= self.n_samples:
+            return None
+        return self.polish_samples
 
     def _refit(self) -> None:
         if self.y.size:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import replace
 from typing import Any
 
@@ -12,7 +13,7 @@ import torch
 from agents import make_agent, registered_agents
 from agents.base import Agent, BaseAgent
 from agents.cvs import EstimatedCostUCBCVSAgent, UCBCVSAgent
-from agents.etc import ETCAgent
+from agents.etc import ETC_EXACT_SETTINGS, ETCAgent
 from agents.psq import TSPSQAgent, UCBPSQAgent
 from agents.surrogate import SamplePath
 from bocvs_env.agent_registration import agent_class, required_params
@@ -323,20 +324,22 @@ def test_set_maxima_never_returns_less_than_an_incumbent() -> None:
 # --- FETC, its ablation, SADCBO and cost-aware EI ---------------------------------------------
 
 
-def test_fetc_with_every_component_off_is_etc() -> None:
+@pytest.mark.parametrize("model", [{}, ETC_EXACT_SETTINGS], ids=["defaults", "exact"])
+def test_fetc_with_every_component_off_is_etc(model: Mapping[str, Any]) -> None:
     from agents.fetc import ETC_SWITCHES, FETCAgent
 
     problem = custom_problem()
     env = BOCVSEnv(problem, privileged_info=False)
-    etc = ETCAgent(**FAST)
-    off = FETCAgent(**ETC_SWITCHES, **FAST)
+    etc = ETCAgent(**model, **FAST)
+    off = FETCAgent(**ETC_SWITCHES, **model, **FAST)
     assert play(env, off, seed=4) == play(env, etc, seed=4)
     sets = [e["set"] for e in off.diagnostics()]
     assert sets == [e["set"] for e in etc.diagnostics()]
+    assert {k: off.params()[k] for k in etc.params()} == etc.params()
 
 
 @pytest.mark.parametrize(
-    "name", ["etc-spend", "etc-bernstein", "etc-current", "etc-relevance", "etc-ts", "etc-refit"]
+    "name", ["etc-spend", "etc-bernstein", "etc-current", "etc-relevance", "etc-ts"]
 )
 def test_each_ablation_agent_changes_one_switch_of_etc(name: str) -> None:
     from agents.fetc import ETC_SWITCHES
@@ -345,6 +348,8 @@ def test_each_ablation_agent_changes_one_switch_of_etc(name: str) -> None:
     params = make_agent(name, **FAST).params()
     changed = {k for k in ETC_SWITCHES if params[k] != ETC_SWITCHES[k]}
     assert changed == set(COMPONENTS[name])
+    etc = ETCAgent(**FAST).params()
+    assert {k: params[k] for k in etc} == etc  # ETC's model options, whatever its defaults
     assert make_agent(name).name == name
 
 

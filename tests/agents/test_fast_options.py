@@ -1,6 +1,8 @@
 """The options that make decisions cheaper at some cost in precision (issue 12): fewer samples when
 polishing, ETC's max-LCB tracked from last round's maximizers, a cap on refit iterations. Each
-changes what it says; off, the agents are as before (see also test_decisions_unchanged.py)."""
+changes what it says. They are the agents' defaults; the exact settings
+(:data:`agents.model_based.EXACT_SETTINGS`, :data:`agents.etc.ETC_EXACT_SETTINGS`) turn them off,
+and then the agents decide as first implemented (see test_decisions_unchanged.py)."""
 
 from __future__ import annotations
 
@@ -14,7 +16,8 @@ import torch
 from agents import make_agent
 from agents.acquisition import ExpectedAcquisition
 from agents.acquisition.closed_form import GPClosedForm
-from agents.etc import ETCAgent
+from agents.etc import ETC_EXACT_SETTINGS, ETCAgent
+from agents.model_based import EXACT_SETTINGS
 from agents.surrogate import GPSurrogate
 from agents.surrogate.fitting import MAPFitter, initial_hyperparameters
 from bocvs_env.agent_registration import accepted_params
@@ -153,9 +156,37 @@ def test_etc_refuses_an_unknown_lcb_tracking() -> None:
         ETCAgent(lcb_tracking="sometimes")  # type: ignore[arg-type]
 
 
-def test_etc_maximizes_its_lcb_afresh_every_round_by_default() -> None:
-    calls = play_etc(ETCAgent(refit_every=3), 6)
+def test_etc_maximizes_its_lcb_afresh_every_round_with_the_exact_settings() -> None:
+    calls = play_etc(ETCAgent(**ETC_EXACT_SETTINGS, refit_every=3), 6)
     assert calls and all(kind == "maximize" for _, kind in calls)
+
+
+def components(agent: ETCAgent) -> tuple[Any, ...]:
+    """What reaches an agent's surrogate and acquisition at reset, and its LCB tracking."""
+    env = BOCVSEnv("hartmann3", budget=100.0, n_initial=4)
+    obs, info = env.reset(seed=0)
+    agent.reset(env.task, obs, public_info(info), seed=0)
+    surrogate = agent.surrogate
+    return (
+        agent.acquisition.polish_samples,
+        surrogate.refit_schedule,
+        surrogate.fitter.maxiter,
+        agent.lcb_tracking,
+    )
+
+
+def test_the_fast_options_are_the_defaults_and_the_exact_settings_turn_them_off() -> None:
+    assert components(ETCAgent()) == (32, "geometric", 20, "revalue")
+    assert components(ETCAgent(**ETC_EXACT_SETTINGS)) == (None, "every", None, "off")
+    assert dict(ETC_EXACT_SETTINGS) == {**EXACT_SETTINGS, "lcb_tracking": "off"}
+    assert set(EXACT_SETTINGS) <= (accepted_params("ucb-psq") or set())
+
+
+def test_polish_samples_of_at_least_n_samples_polishes_with_every_sample() -> None:
+    assert components(ETCAgent(n_samples=16))[0] is None  # the default 32 > 16 samples
+    assert components(ETCAgent(n_samples=64, polish_samples=64))[0] is None
+    with pytest.raises(ValueError, match="polish_samples"):
+        ETCAgent(polish_samples=0)
 
 
 def test_a_warm_refit_is_capped_and_the_first_fit_is_not(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -179,7 +210,7 @@ def test_a_warm_refit_is_capped_and_the_first_fit_is_not(monkeypatch: pytest.Mon
 
 @pytest.mark.parametrize("name", ["etc", "ucb-psq", "etc-50", "ts-psq"])
 def test_the_options_reach_the_agents_by_name(name: str) -> None:
-    options = {**OPTIONS, **({"lcb_tracking": "revalue"} if name == "etc" else {})}
+    options = {**OPTIONS, **({"lcb_tracking": "polish"} if name == "etc" else {})}
     assert set(options) <= (accepted_params(name) or set(options))
     agent = make_agent(name, **options)
     assert {k: agent.params()[k] for k in options} == options  # type: ignore[attr-defined]
