@@ -1,15 +1,27 @@
 """The model-based agents' decisions are pinned: a refactoring must not change them.
 
-``tests/agents/data/decisions_before.json`` holds, for ETC, UCB-PSQ, TS-PSQ, UCB-CVS and ETC-50
-on three problems (hartmann3, hartmann6 in 12-D and ackley6 in 12-D, fixed seeds, the default
-``"fitted"`` surrogate and acquisition settings), the first :data:`ROUNDS` rounds of each
-episode: every set maximum the agent computed (``ModelBasedAgent.set_maxima``: the sets, the
-maximized values and the maximizers) and the ``(set, x)`` it played. The test replays the
-episodes and compares. It was recorded before the acquisition was split into a package and the
-private SciPy L-BFGS-B routine was replaced.
+Each fixture holds, for ETC, UCB-PSQ, TS-PSQ, UCB-CVS and ETC-50 on three problems (hartmann3,
+hartmann6 in 12-D and ackley6 in 12-D, fixed seeds, the ``"fitted"`` surrogate), the first
+:data:`ROUNDS` rounds of each episode: every set maximum the agent computed
+(``ModelBasedAgent.set_maxima``: the sets, the maximized values and the maximizers; a tracked
+LCB, valued or polished from last round's maximizers, is recorded as a maximum) and the
+``(set, x)`` it played. The test replays the episodes and compares. There is one fixture per
+setting (:data:`FIXTURES`):
 
-Regenerate (only when a decision is meant to change, and say why in the commit):
-``python tests/agents/test_decisions_unchanged.py --write``.
+- ``exact``, ``data/decisions_before.json``: the agents at
+  :data:`agents.model_based.EXACT_SETTINGS` (ETC: :data:`agents.etc.ETC_EXACT_SETTINGS`), which
+  were the defaults when it was recorded, before the acquisition was split into a package and
+  the private SciPy L-BFGS-B routine was replaced;
+- ``defaults``, ``data/decisions_defaults.json``: the agents at their defaults (issue 12's fast
+  options), recorded when those became the defaults.
+
+In 10 rounds from 5 initial points the GP is fitted once (the first fit, at 5 points; the next
+refit comes at 15 points, after the last recorded round, under either schedule), so these pin
+``polish_samples`` and ETC's ``lcb_tracking`` but not the refit schedule or the refit cap: those
+are pinned by ``test_refit_schedule.py`` and ``test_fast_options.py``.
+
+Regenerate one fixture (only when its decisions are meant to change, and say why in the
+commit): ``python tests/agents/test_decisions_unchanged.py --write defaults`` (or ``exact``).
 """
 
 from __future__ import annotations
@@ -24,13 +36,18 @@ import pytest
 import torch
 
 from agents import make_agent
-from agents.model_based import ModelBasedAgent
+from agents.etc import ETC_EXACT_SETTINGS
+from agents.model_based import EXACT_SETTINGS, ModelBasedAgent
 from bocvs_env.env import BOCVSEnv
 from bocvs_env.evaluation import public_info
 from bocvs_env.problems import GaussianCost, make_problem
 from bocvs_env.problems.costs import COST_SETS
 
-FIXTURE = Path(__file__).parent / "data" / "decisions_before.json"
+#: The fixture of each setting.
+FIXTURES = {
+    "exact": Path(__file__).parent / "data" / "decisions_before.json",
+    "defaults": Path(__file__).parent / "data" / "decisions_defaults.json",
+}
 PROBLEM_NAMES = ("hartmann3", "hartmann6_12d", "ackley6_12d")
 AGENT_NAMES = ("etc", "ucb-psq", "ts-psq", "ucb-cvs", "etc-50")
 #: Rounds recorded per episode: 10 per problem, 30 decisions per agent.
@@ -46,16 +63,20 @@ X_TOLERANCE = 1e-6
 VALUE_TOLERANCE = 1e-9
 
 
-def agent_params(name: str, costs: np.ndarray) -> dict[str, Any]:
-    """Default agents; short schedules so that 10 rounds cover their phases."""
+def agent_params(name: str, costs: np.ndarray, setting: str) -> dict[str, Any]:
+    """The agents of ``setting`` (:data:`FIXTURES`); short schedules so that 10 rounds cover
+    their phases."""
+    params: dict[str, Any] = {}
+    if setting == "exact":
+        params.update(ETC_EXACT_SETTINGS if name == "etc" else EXACT_SETTINGS)
     if name == "ucb-cvs":
-        return {"costs": costs, "cutoff": 5}
+        params.update(costs=costs, cutoff=5)
     if name == "etc-50":
-        return {"rounds_per_group": 3}
-    return {}
+        params.update(rounds_per_group=3)
+    return params
 
 
-def record_episode(problem_name: str, agent_name: str) -> dict[str, Any]:
+def record_episode(problem_name: str, agent_name: str, setting: str) -> dict[str, Any]:
     """Play the first :data:`ROUNDS` rounds and record every set maximum and action."""
     problem = make_problem(
         problem_name,
@@ -64,13 +85,16 @@ def record_episode(problem_name: str, agent_name: str) -> dict[str, Any]:
         n_initial=5,
     )
     env = BOCVSEnv(problem)
-    agent = make_agent(agent_name, **agent_params(agent_name, problem.cost_model.means))
+    params = agent_params(agent_name, problem.cost_model.means, setting)
+    agent = make_agent(agent_name, **params)
     assert isinstance(agent, ModelBasedAgent)
     maxima: list[dict[str, Any]] = []
     original = agent.set_maxima
 
-    def recording(sets: Any, bound: Any = "ucb") -> dict[int, tuple[float, np.ndarray]]:
-        out = original(sets, bound)
+    def recording(
+        sets: Any, bound: Any = "ucb", *tracked: Any
+    ) -> dict[int, tuple[float, np.ndarray]]:
+        out = original(sets, bound, *tracked)
         maxima.append(
             {
                 "bound": bound if isinstance(bound, str) else "path",
@@ -115,27 +139,34 @@ def compare(before: dict[str, Any], after: dict[str, Any]) -> float:
 
 
 @pytest.mark.slow
+@pytest.mark.parametrize("setting", list(FIXTURES))
 @pytest.mark.parametrize("problem_name", PROBLEM_NAMES)
-def test_decisions_are_unchanged(problem_name: str) -> None:
-    recorded = json.loads(FIXTURE.read_text())
+def test_decisions_are_unchanged(problem_name: str, setting: str) -> None:
+    recorded = json.loads(FIXTURES[setting].read_text())
     before = [e for e in recorded["episodes"] if e["problem"] == problem_name]
     assert [e["agent"] for e in before] == list(AGENT_NAMES)
     for episode in before:
         assert len(episode["actions"]) == ROUNDS
-        compare(episode, record_episode(problem_name, episode["agent"]))
+        compare(episode, record_episode(problem_name, episode["agent"], setting))
 
 
 def main(argv: list[str]) -> None:
-    """``--write``: record the fixture; otherwise print the largest ``x`` difference to it."""
+    """``--write SETTING``: record that setting's fixture; otherwise print, per setting, the
+    largest ``x`` difference to its fixture."""
     torch.set_num_threads(1)
-    episodes = [record_episode(p, a) for p in PROBLEM_NAMES for a in AGENT_NAMES]
-    if "--write" in argv:
-        FIXTURE.parent.mkdir(parents=True, exist_ok=True)
-        FIXTURE.write_text(json.dumps({"rounds": ROUNDS, "episodes": episodes}, indent=1) + "\n")
+    if argv[:1] == ["--write"]:
+        if len(argv) != 2 or argv[1] not in FIXTURES:
+            raise SystemExit(f"usage: --write SETTING, one of {sorted(FIXTURES)}")
+        episodes = [record_episode(p, a, argv[1]) for p in PROBLEM_NAMES for a in AGENT_NAMES]
+        fixture = FIXTURES[argv[1]]
+        fixture.parent.mkdir(parents=True, exist_ok=True)
+        fixture.write_text(json.dumps({"rounds": ROUNDS, "episodes": episodes}, indent=1) + "\n")
         return
-    recorded = json.loads(FIXTURE.read_text())["episodes"]
-    worst = max(compare(b, a) for b, a in zip(recorded, episodes, strict=True))
-    sys.stdout.write(f"decisions unchanged; largest x difference {worst:.3g}\n")
+    for setting, fixture in FIXTURES.items():
+        recorded = json.loads(fixture.read_text())["episodes"]
+        episodes = [record_episode(e["problem"], e["agent"], setting) for e in recorded]
+        worst = max(compare(b, a) for b, a in zip(recorded, episodes, strict=True))
+        sys.stdout.write(f"{setting}: decisions unchanged; largest x difference {worst:.3g}\n")
 
 
 if __name__ == "__main__":
