@@ -23,7 +23,7 @@ from agents.decisions import (
     round_robin_set,
     select_s1,
 )
-from agents.model_based import EXACT_SETTINGS, ModelBasedAgent
+from agents.model_based import EXACT_SETTINGS, ModelBasedAgent, exact_options
 
 #: The values of ETC's ``lcb_tracking`` option.
 LcbTracking = Literal["off", "polish", "revalue"]
@@ -31,8 +31,8 @@ LCB_TRACKING = get_args(LcbTracking)
 
 #: ETC's computations as first implemented (Algorithm 1 with a full ``max E[l]`` every round):
 #: the model's :data:`~agents.model_based.EXACT_SETTINGS` and ``lcb_tracking="off"``.
-#: ``ETCAgent(**ETC_EXACT_SETTINGS)`` makes the decisions ETC made before issue 12's fast
-#: options became its defaults; so does ``FETCAgent`` with these for what ETC and FETC share.
+#: ``ETCAgent(exact=True)``, the same as ``ETCAgent(**ETC_EXACT_SETTINGS)``, makes the
+#: decisions ETC made before issue 12's fast options became its defaults.
 ETC_EXACT_SETTINGS: Mapping[str, Any] = MappingProxyType({**EXACT_SETTINGS, "lcb_tracking": "off"})
 
 
@@ -69,8 +69,8 @@ class ETCAgent(ModelBasedAgent):
     By default ETC also takes shortcuts that are not exact (issue 12's fast options): between
     hyperparameter refits ``max E[l]`` is only revalued at last round's maximizers
     (``lcb_tracking``), and the model refits on a geometric schedule, capped, and polishes on
-    fewer samples (:class:`ModelBasedAgent`). ``ETCAgent(**ETC_EXACT_SETTINGS)`` computes every
-    round as Algorithm 1 states it.
+    fewer samples (:class:`ModelBasedAgent`). ``ETCAgent(exact=True)`` computes every round as
+    Algorithm 1 states it.
 
     The decision log (:meth:`diagnostics`) has one entry per round: ``phase``, ``set``,
     ``value`` (the played ``max_x E[u]``), ``lcb_bar``, ``ucb_bar``, and in exploitation
@@ -91,7 +91,8 @@ class ETCAgent(ModelBasedAgent):
             missed better LCB optimum (the value lags until the next full maximization; it
             enters ``lcb_bar``, a running max) for a much cheaper round: the full max-LCB was
             42% of an ETC episode on hartmann6 in 12-D and 83% of ``act`` on airfoil (issue 12).
-            :data:`ETC_EXACT_SETTINGS` turns it and the model's fast options off.
+            ``exact=True`` (:data:`ETC_EXACT_SETTINGS`) turns it and the model's fast options
+            off.
         **model: the surrogate and acquisition options of :class:`ModelBasedAgent`
             (``beta = 2`` by default, as the paper).
     """
@@ -107,6 +108,9 @@ class ETCAgent(ModelBasedAgent):
         **model: Any,
     ) -> None:
         super().__init__(**model)
+        if self.exact:
+            given = {"lcb_tracking": lcb_tracking}
+            (lcb_tracking,) = exact_options(ETCAgent.__init__, given, ETC_EXACT_SETTINGS).values()
         if not 0.0 <= explore_fraction <= 1.0:
             raise ValueError(f"explore_fraction must be in [0, 1], got {explore_fraction!r}")
         if not 0.0 <= alpha0 < 1.0:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import inspect
 from collections.abc import Callable, Mapping, Sequence
 from types import MappingProxyType
 from typing import Any, Literal
@@ -22,13 +23,31 @@ REFERENCE_LENGTHSCALES: dict[str, float] = {"plant": 0.2, "airfoil": 0.2}
 #: The model options that give back the computations of the agents as first implemented, before
 #: issue 12's fast options became the defaults: every maximizer polished on all ``n_samples``
 #: samples, a hyperparameter refit every ``refit_every`` observations, each run to convergence.
-#: ``make_agent(name, **EXACT_SETTINGS)`` makes those decisions for every model-based agent
-#: but ETC and its descendants, which take :data:`agents.etc.ETC_EXACT_SETTINGS` (these and
-#: ``lcb_tracking="off"``). What the fast defaults save and cost: benchmarks/README.md, "Pilot:
-#: fast options", and the paired check ``benchmarks/configs/fast_quality.toml``.
+#: ``exact=True`` sets them (for ETC and its descendants also
+#: :data:`agents.etc.ETC_EXACT_SETTINGS`' ``lcb_tracking="off"``); so does
+#: ``make_agent(name, **EXACT_SETTINGS)`` for the agents other than ETC's. What the fast
+#: defaults save and cost: benchmarks/README.md, "Pilot: fast options", and the paired check
+#: ``benchmarks/configs/fast_quality.toml``.
 EXACT_SETTINGS: Mapping[str, Any] = MappingProxyType(
     {"polish_samples": None, "refit_schedule": "every", "refit_maxiter": None}
 )
+
+
+def exact_options(
+    owner: Callable[..., Any], given: Mapping[str, Any], settings: Mapping[str, Any]
+) -> dict[str, Any]:
+    """The values of ``settings`` for the options in ``given`` (name -> the value passed to
+    ``owner``), as ``exact=True`` asks.
+
+    Raises:
+        ValueError: naming the options given a value that is neither ``owner``'s default nor
+            the exact one (``exact=True`` would silently replace it).
+    """
+    defaults = inspect.signature(owner).parameters
+    clash = sorted(k for k, v in given.items() if v not in (defaults[k].default, settings[k]))
+    if clash:
+        raise ValueError(f"exact=True sets {clash} itself; leave them out or set exact=False")
+    return {k: settings[k] for k in given}
 
 
 class ModelBasedAgent(BaseAgent):
@@ -75,9 +94,14 @@ class ModelBasedAgent(BaseAgent):
             makes refits cheaper and their cost predictable, at the cost of hyperparameters
             that may stop short of the MAP estimate.
 
+        exact: ``True`` replaces ``refit_schedule``, ``polish_samples`` and ``refit_maxiter``
+            (ETC: also ``lcb_tracking``) by :data:`EXACT_SETTINGS`: the computations as first
+            implemented, before issue 12's fast options became the defaults. A sweep config
+            names these settings this way (TOML has no ``None``).
+
     The defaults of ``refit_schedule``, ``polish_samples`` and ``refit_maxiter`` are issue 12's
-    fast options (benchmarks/README.md, "Pilot: fast options"); :data:`EXACT_SETTINGS` gives
-    back the computations as first implemented. The agent passes every option to its
+    fast options (benchmarks/README.md, "Pilot: fast options"); ``exact=True`` gives back the
+    computations as first implemented. The agent passes every option to its
     :class:`GPSurrogate` and :class:`ExpectedAcquisition` explicitly, so these are the agents'
     defaults wherever the components' own defaults differ (theirs are the exact computations).
     """
@@ -99,8 +123,18 @@ class ModelBasedAgent(BaseAgent):
         n_incumbents: int = 3,
         polish_samples: int | None = 32,
         refit_maxiter: int | None = 20,
+        exact: bool = False,
     ) -> None:
         super().__init__()
+        if exact:
+            given = {
+                "polish_samples": polish_samples,
+                "refit_schedule": refit_schedule,
+                "refit_maxiter": refit_maxiter,
+            }
+            polish_samples, refit_schedule, refit_maxiter = exact_options(
+                ModelBasedAgent.__init__, given, EXACT_SETTINGS
+            ).values()
         if surrogate_mode not in ("fixed", "fitted"):
             raise ValueError(f"surrogate_mode must be 'fixed' or 'fitted', got {surrogate_mode!r}")
         check_refit_schedule(refit_schedule, refit_factor)
@@ -129,6 +163,7 @@ class ModelBasedAgent(BaseAgent):
             )
         self.polish_samples = polish_samples
         self.refit_maxiter = refit_maxiter
+        self.exact = exact
 
     def resolved_lengthscale(self) -> float:
         """The lengthscale in use: the parameter, or the reference value for the task."""
@@ -283,4 +318,5 @@ class ModelBasedAgent(BaseAgent):
             "n_incumbents": self.n_incumbents,
             "polish_samples": self.polish_samples,
             "refit_maxiter": self.refit_maxiter,
+            "exact": self.exact,
         }

@@ -177,9 +177,22 @@ def components(agent: ETCAgent) -> tuple[Any, ...]:
 
 def test_the_fast_options_are_the_defaults_and_the_exact_settings_turn_them_off() -> None:
     assert components(ETCAgent()) == (32, "geometric", 20, "revalue")
-    assert components(ETCAgent(**ETC_EXACT_SETTINGS)) == (None, "every", None, "off")
+    exact = (None, "every", None, "off")
+    assert components(ETCAgent(**ETC_EXACT_SETTINGS)) == exact
+    assert components(ETCAgent(exact=True)) == exact
     assert dict(ETC_EXACT_SETTINGS) == {**EXACT_SETTINGS, "lcb_tracking": "off"}
-    assert set(EXACT_SETTINGS) <= (accepted_params("ucb-psq") or set())
+    psq = make_agent("ucb-psq", exact=True).params()  # type: ignore[attr-defined]
+    assert {k: psq[k] for k in EXACT_SETTINGS} == EXACT_SETTINGS
+
+
+def test_exact_refuses_a_fast_option_it_would_replace() -> None:
+    for option in ({"polish_samples": 16}, {"refit_maxiter": 5}):
+        with pytest.raises(ValueError, match="exact=True sets"):
+            make_agent("ucb-psq", exact=True, **option)
+    with pytest.raises(ValueError, match=r"exact=True sets \['lcb_tracking'\]"):
+        ETCAgent(exact=True, lcb_tracking="polish")
+    again = ETCAgent(**ETCAgent(exact=True).params())  # its own parameters build it again
+    assert components(again) == (None, "every", None, "off")
 
 
 def test_polish_samples_of_at_least_n_samples_polishes_with_every_sample() -> None:

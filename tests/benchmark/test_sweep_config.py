@@ -228,13 +228,23 @@ def test_the_settings_beyond_the_paper_are_new_cells_with_the_grids_agents(name:
     assert list(beyond.seeds) == list(range(5))
 
 
-def test_the_fast_options_check_pairs_every_paper_agent_with_its_fast_variant() -> None:
+def test_the_fast_options_check_pairs_every_paper_agent_with_its_exact_variant() -> None:
+    """The sweep run at 061d433 as ``X`` (then the exact settings) and ``X@fast``: now the
+    fast options are the defaults, ``X`` is the fast side and ``X@exact`` the exact one."""
+    from agents import make_agent
+    from agents.etc import ETC_EXACT_SETTINGS
+    from agents.model_based import EXACT_SETTINGS
     from bocvs_env.benchmark.sweep import check_agents
 
     check, paper = _config("fast_quality"), preset("paper")
     check_agents(check)
     assert _cells(check) == _cells(paper) and list(check.seeds) == list(range(5))
     model_based = [a for a in paper.agents if a != "random"]
-    assert set(check.agents) == {*model_based, *(f"{a}@fast" for a in model_based)}
-    assert all(check.agent_params[f"{a}@fast"] for a in model_based)
-    assert not any(a in check.agent_params for a in model_based)  # the defaults as they are
+    assert set(check.agents) == {*model_based, *(f"{a}@exact" for a in model_based)}
+    assert not any(a in check.agent_params for a in model_based)  # the fast defaults
+    for name in model_based:
+        exact = make_agent(name, **check.agent_params[f"{name}@exact"]).params()
+        settings = ETC_EXACT_SETTINGS if name == "etc" else EXACT_SETTINGS
+        assert {k: exact[k] for k in settings} == settings
+        fast = make_agent(name).params()
+        assert all(fast[k] != v for k, v in settings.items())  # every option differs
