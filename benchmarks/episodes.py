@@ -28,7 +28,8 @@ current tree with those options).
 Examples::
 
     python benchmarks/episodes.py --problems hartmann6_12d --agents etc --seeds 0 1
-    python benchmarks/episodes.py --compare-to main --params '{"refit_schedule": "geometric"}'
+    python benchmarks/episodes.py --compare-to main --params '{"polish_samples": 64}'
+    python benchmarks/episodes.py --agents etc ucb-psq --baseline-params '{"exact": true}'
     BOCVS_DATA_DIR=/work/shared/data python benchmarks/episodes.py --problems airfoil plant
 
 Output: JSON (``--out``) with every step of every episode and a summary per problem, agent and

@@ -104,6 +104,10 @@ class ExpectedAcquisition:
             all. Trades the maximizer's precision for time: the polishing's per-sample
             quadratic forms are most of a decision where the expectation has samples (issue 12,
             airfoil); the returned values are still the ``n_samples`` expectation.
+
+    The defaults here are the exact computations; the agents pass every option explicitly, with
+    defaults of their own (:class:`~agents.model_based.ModelBasedAgent`, whose
+    ``polish_samples`` is one of issue 12's fast options).
     """
 
     def __init__(

@@ -8,8 +8,9 @@ One GP class, two hyperparameter modes:
 - ``"fitted"``: BoTorch's default :class:`~botorch.models.SingleTaskGP` (RBF with ARD and the
   dimension-scaled priors of Hvarfner et al. 2024, a constant mean, a Gaussian likelihood,
   outputs standardized by :class:`~botorch.models.transforms.outcome.Standardize`), whose
-  hyperparameters and standardization are refit by maximum a posteriori every ``refit_every`` new
-  points and kept fixed in between.
+  hyperparameters and standardization are refit by maximum a posteriori on a schedule (every
+  ``refit_every`` new points, or as the data grows geometrically: ``refit_schedule``) and kept
+  fixed in between.
 
 In both modes the posterior itself is computed here, in float64 torch, from a cached Cholesky
 factor of ``K + noise I``. When :meth:`GPSurrogate.fit` receives the previous data with rows
@@ -85,6 +86,11 @@ class GPSurrogate(FactorizedPosterior):
             grew; several times faster), not from BoTorch's initial values.
         refit_maxiter: the most L-BFGS-B iterations of a warm-started refit (``None``: to
             convergence); see :class:`~agents.surrogate.fitting.MAPFitter`.
+
+    The defaults here are the exact computations (and the reference codes' fixed mode). The
+    agents pass every option explicitly, with defaults of their own: issue 12's fast options
+    and the fitted mode (:class:`~agents.model_based.ModelBasedAgent`, the one home of the
+    agents' defaults).
     """
 
     def __init__(
