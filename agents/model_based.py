@@ -93,17 +93,13 @@ class ModelBasedAgent(BaseAgent):
             20 by default; ``None`` runs each to convergence, as first implemented. A cap
             makes refits cheaper and their cost predictable, at the cost of hyperparameters
             that may stop short of the MAP estimate.
-
         exact: ``True`` replaces ``refit_schedule``, ``polish_samples`` and ``refit_maxiter``
             (ETC: also ``lcb_tracking``) by :data:`EXACT_SETTINGS`: the computations as first
             implemented, before issue 12's fast options became the defaults. A sweep config
             names these settings this way (TOML has no ``None``).
 
-    The defaults of ``refit_schedule``, ``polish_samples`` and ``refit_maxiter`` are issue 12's
-    fast options (benchmarks/README.md, "Pilot: fast options"); ``exact=True`` gives back the
-    computations as first implemented. The agent passes every option to its
-    :class:`GPSurrogate` and :class:`ExpectedAcquisition` explicitly, so these are the agents'
-    defaults wherever the components' own defaults differ (theirs are the exact computations).
+    Every option is passed to the :class:`GPSurrogate` and :class:`ExpectedAcquisition`
+    explicitly: these are the agents' defaults, where the components' own are the exact ones.
     """
 
     def __init__(
