@@ -47,7 +47,8 @@ else:  # pragma: no cover - Python 3.10
     import tomli as tomllib
 
 #: Bump when the meaning of a configuration changes, so that old store rows are not reused.
-CONFIG_VERSION = 1
+#: 2: the model-based agents' defaults became issue 12's fast options (``exact=True`` is the old).
+CONFIG_VERSION = 2
 
 #: ``make_problem`` options that are part of a run's configuration, with their defaults.
 _PROBLEM_DEFAULTS: dict[str, Any] = {
