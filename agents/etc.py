@@ -145,7 +145,11 @@ class ETCAgent(ModelBasedAgent):
             self.exploring = continue_exploration(
                 self.spent, self.cost_sums, self.plays, self.task.budget, self.explore_fraction
             )
-        return self._explore() if self.exploring else self._exploit()
+        if self.exploring:
+            return self._explore()
+        action = self._exploit()
+        i = int(action["control_set"])
+        return {"control_set": i, "x": self.played(i, action["x"])}
 
     def _lcb_now(self) -> float:
         """``max_{i, x^i} E[l_{t-1}]`` over the maximal sets (see ``lcb_tracking``)."""
@@ -185,7 +189,7 @@ class ETCAgent(ModelBasedAgent):
             ucb_bar=self.ucb_bar.tolist(),
             **note,
         )
-        return {"control_set": i, "x": x}
+        return {"control_set": i, "x": self.played(i, x)}
 
     def _exploit(self) -> Action:
         m = self.task.n_sets

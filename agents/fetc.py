@@ -202,10 +202,11 @@ class FETCAgent(ETCAgent):
         else:
             action = self._exploit_current()
         self.decisions[-1]["query"] = self.exploit_query
+        i = int(action["control_set"])
         if self.exploit_query == "ts":
-            i = int(action["control_set"])
-            action = {"control_set": i, "x": self.set_maxima([i], self.sample_path())[i][1]}
-        return action
+            path = self.sample_path()
+            return {"control_set": i, "x": self.played(i, self.set_maxima([i], path)[i][1], path)}
+        return {"control_set": i, "x": self.played(i, action["x"])}
 
     def _exploit_current(self) -> Action:
         """Algorithm 1's exploitation round with ``S1`` from this round's bounds alone, ``S3``

@@ -52,11 +52,12 @@ class UCBPSQAgent(ModelBasedAgent):
 
     def play_best(self, sets: list[int]) -> Action:
         """The action ``argmax over (i in sets, x^i) of E[score]``, logged."""
-        maxima = self.set_maxima(sets, self.score())
+        score = self.score()
+        maxima = self.set_maxima(sets, score)
         values = {i: v for i, (v, _) in maxima.items()}
         i = best_set(sorted(values), _dense(values, self.task.n_sets))
         self.log(set=i, value=values[i], values={str(k): v for k, v in values.items()})
-        return {"control_set": i, "x": maxima[i][1]}
+        return {"control_set": i, "x": self.played(i, maxima[i][1], score)}
 
     def params(self) -> dict[str, Any]:
         return {"prefer_full_set": self.prefer_full_set, **super().params()}

@@ -103,7 +103,7 @@ class SADCBOAgent(ModelBasedAgent):
         value, x = self.set_maxima([i], "ucb")[i]
         self.rounds += 1
         self.log(set=i, value=value, **note)
-        return {"control_set": i, "x": x}
+        return {"control_set": i, "x": self.played(i, x)}
 
     def relevance(self) -> np.ndarray:
         """``(d,)`` feature-collapsing relevance at the best observed queries."""

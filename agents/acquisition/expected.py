@@ -293,12 +293,14 @@ class ExpectedAcquisition:
         bound: Score = "ucb",
         beta: float = 2.0,
         maxiter: int | None = None,
+        all_samples: bool = False,
     ) -> list[tuple[float, np.ndarray]]:
         """:meth:`maximize` without screening, a local search: per set one L-BFGS-B on the
         exact expectation from ``x0`` (full queries ``(d,)``, one per set; e.g. last round's
         maximizers), all sets together, at most ``maxiter`` iterations (``None``:
-        :attr:`maxiter`; 0 only values the starts). Returns as :meth:`maximize` (each value
-        at least its start's)."""
+        :attr:`maxiter`; 0 only values the starts), on the first :attr:`polish_samples`
+        samples or, with ``all_samples``, on all. Returns as :meth:`maximize` (each value at
+        least its start's)."""
         sets = [int(i) for i in sets]
         if len(x0) != len(sets):
             raise ValueError(f"polish_from needs one start per set, got {len(x0)} for {len(sets)}")
@@ -311,9 +313,8 @@ class ExpectedAcquisition:
         points, owners = [st[0].numpy().copy() for st in starts], list(range(len(sets)))
         limit = self.maxiter if maxiter is None else maxiter
         estimator = self.estimator(surrogate, bound, beta)
-        return polish(
-            estimator, self._query(sets), starts, points, owners, limit, self.polish_samples
-        )
+        samples = None if all_samples else self.polish_samples
+        return polish(estimator, self._query(sets), starts, points, owners, limit, samples)
 
     def _query(self, sets: list[int]) -> Callable[[int, Tensor], Part]:
         """``(position in sets, b x |set|)`` -> that set's part of ``b`` queries."""
