@@ -275,3 +275,18 @@ def test_the_played_query_is_polished_again_on_every_sample(name: str) -> None:
     assert all(value >= found - 1e-9 for _, found, value in played)
     kept = play_recording(make_agent(name, polish_played=False, **options), 6)
     assert all(value == pytest.approx(found, rel=1e-9) for _, found, value in kept)
+
+
+def test_ts_psq_keeps_the_exact_settings_by_default() -> None:
+    """Issue 12's check found TS-PSQ worse with the geometric, capped refits: its defaults stay
+    exact while UCB-PSQ's (same class family) take the fast options."""
+    ts = make_agent("ts-psq").params()  # type: ignore[attr-defined]
+    assert {k: ts[k] for k in EXACT_SETTINGS} == EXACT_SETTINGS
+    ucb = make_agent("ucb-psq").params()  # type: ignore[attr-defined]
+    assert (ucb["polish_samples"], ucb["refit_schedule"], ucb["refit_maxiter"]) == (
+        32,
+        "geometric",
+        20,
+    )
+    exact = make_agent("ts-psq", exact=True).params()  # type: ignore[attr-defined]
+    assert {**exact, "exact": False} == ts
