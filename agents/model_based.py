@@ -273,9 +273,11 @@ class ModelBasedAgent(BaseAgent):
 
         One L-BFGS-B from ``x`` on one set (:meth:`ExpectedAcquisition.polish_from`), so the
         played point is as precise as with ``polish_samples=None`` while the maximizations that
-        only compare sets (bounds, filters) stay on the fewer samples.
+        only compare sets (bounds, filters) stay on the fewer samples. A set that controls
+        every variable has no random inputs, so its samples are one query and ``x`` is kept.
         """
-        if not self.polish_played or self._polish_samples() is None:
+        full = len(self.task.control_sets[i]) == self.task.dim
+        if full or not self.polish_played or self._polish_samples() is None:
             return x
         ((_, z),) = self.acquisition.polish_from(
             self.surrogate, [i], [x], bound, self.beta, all_samples=True
