@@ -106,16 +106,18 @@ class RunConfig:
         """Rebuild a configuration written by :meth:`to_dict`."""
         return cls(**{f.name: data[f.name] for f in fields(cls)})
 
-    def key(self) -> str:
+    def key(self, version: int = CONFIG_VERSION) -> str:
         """A digest of the configuration: equal for equal runs, whoever asks for them.
 
-        Options that only locate files (``data_dir``) are left out.
+        Options that only locate files (``data_dir``) are left out. ``version``: the
+        :data:`CONFIG_VERSION` to digest with (an older one gives the key of a run recorded
+        under it).
         """
         data = self.to_dict()
         data["problem_options"] = {
             k: v for k, v in data["problem_options"].items() if k not in _LOCATION_OPTIONS
         }
-        data["version"] = CONFIG_VERSION
+        data["version"] = version
         return hashlib.sha256(_canonical(data).encode()).hexdigest()[:32]
 
     def env_kwargs(self) -> dict[str, Any]:

@@ -27,7 +27,7 @@ from typing import Any
 
 import numpy as np
 
-from bocvs_env.benchmark.config import RunConfig, SweepConfig
+from bocvs_env.benchmark.config import CONFIG_VERSION, RunConfig, SweepConfig
 from bocvs_env.benchmark.export import PROVENANCE_COLUMNS, require_pandas, runs_frame
 from bocvs_env.benchmark.store import ResultStore, StoredRun
 from bocvs_env.evaluation import EpisodeRecord
@@ -195,7 +195,7 @@ def _stored_run(row: Mapping[str, Any], steps: Any) -> StoredRun:
         agent_params=json.loads(row["agent_params"]),
         problem_options=json.loads(row["problem_options"]),
     )
-    if config.key() != row["key"]:
+    if row["key"] not in {config.key(v) for v in range(1, CONFIG_VERSION + 1)}:
         raise ValueError(f"published run {row['key']}: its configuration does not match its key")
     T = len(steps)
     record = EpisodeRecord(

@@ -155,3 +155,16 @@ def test_docs_data_is_one_commit_and_ucb_psq_ignores_the_other_sets_costs() -> N
             np.testing.assert_array_equal(
                 getattr(cheap.record, name), getattr(moderate.record, name)
             )
+
+
+def test_runs_recorded_under_an_older_config_version_are_read(published: Path) -> None:
+    """A run published before a :data:`CONFIG_VERSION` bump keeps its old key and stays
+    readable (issue 12's check compares such runs with new ones)."""
+    from bocvs_env.benchmark.config import CONFIG_VERSION
+
+    before = PublishedRuns(published).runs()
+    runs = pd.read_parquet(published / RUNS_FILE)
+    runs["key"] = [r.config.key(CONFIG_VERSION - 1) for r in before]
+    runs.to_parquet(published / RUNS_FILE, index=False)
+    again = PublishedRuns(published).runs()
+    assert [r.config for r in again] == [r.config for r in before]
