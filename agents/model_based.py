@@ -13,6 +13,7 @@ from torch import Tensor
 
 from agents.acquisition import Bound, ExpectedAcquisition
 from agents.base import Action, BaseAgent, Observation
+from agents.decisions import full_set
 from agents.surrogate import GPSurrogate, RefitSchedule, SamplePath
 from agents.surrogate.gp import check_refit_schedule
 
@@ -276,7 +277,7 @@ class ModelBasedAgent(BaseAgent):
         only compare sets (bounds, filters) stay on the fewer samples. A set that controls
         every variable has no random inputs, so its samples are one query and ``x`` is kept.
         """
-        full = len(self.task.control_sets[i]) == self.task.dim
+        full = i == full_set(self.task.control_sets, self.task.dim)
         if full or not self.polish_played or self._polish_samples() is None:
             return x
         ((_, z),) = self.acquisition.polish_from(

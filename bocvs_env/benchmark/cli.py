@@ -302,7 +302,7 @@ def _cmd_export(args: argparse.Namespace) -> int:
 def _cmd_compare(args: argparse.Namespace) -> int:
     from bocvs_env.benchmark.compare import compare_runs, compare_versions, comparison_markdown
     from bocvs_env.benchmark.published import open_runs
-    from bocvs_env.benchmark.versions import check_one_version, code_version
+    from bocvs_env.benchmark.versions import check_one_version, short_commit
 
     runs, _ = _report_runs(args)
     if args.against is None:
@@ -315,7 +315,7 @@ def _cmd_compare(args: argparse.Namespace) -> int:
             names = {r.config.agent for r in runs}
             others = [r for r in source.runs(None) if r.config.agent in names]
         check_one_version(others, args.allow_mixed_versions)
-        tag = code_version(others[0].provenance).split(" ")[0] if others else "other"
+        tag = short_commit(others[0].provenance) if others else "other"
         agents = None if args.agent is None else [args.agent]
         comparisons = compare_versions(runs, others, tag, agents, args.metrics, args.resamples,
                                        args.level, args.bootstrap_seed)  # fmt: skip

@@ -62,6 +62,15 @@ def git_commit(path: Path | None = None) -> str | None:
     return head + (f"+dirty-{hashlib.sha256(diff.encode()).hexdigest()[:10]}" if diff else "")
 
 
+def short_commit(provenance: Mapping[str, Any]) -> str:
+    """A run's commit in 7 characters (a ``+dirty-<digest>`` suffix kept), or ``no commit``."""
+    commit = provenance.get("git_commit")
+    if not commit:
+        return "no commit"
+    head, _, dirty = str(commit).partition("+")
+    return head[:7] + (f"+{dirty}" if dirty else "")
+
+
 def code_version(provenance: Mapping[str, Any]) -> str:
     """A run's code version as one short string, e.g.
     ``"03daaf0 (numpy 2.4.6, scipy 1.17.1, torch 2.13.0+cpu, gpytorch 1.15.2, botorch 0.18.1)"``.
@@ -69,14 +78,8 @@ def code_version(provenance: Mapping[str, Any]) -> str:
     The commit is shortened to 7 characters (a ``+dirty-<digest>`` suffix kept); a library the provenance does not
     name (runs recorded before it was) shows as ``?``, a run without a commit as ``no commit``.
     """
-    commit = provenance.get("git_commit")
-    if commit:
-        head, _, dirty = str(commit).partition("+")
-        name = head[:7] + (f"+{dirty}" if dirty else "")
-    else:
-        name = "no commit"
     libs = ", ".join(f"{lib} {provenance.get(lib) or '?'}" for lib in KEY_DEPENDENCIES)
-    return f"{name} ({libs})"
+    return f"{short_commit(provenance)} ({libs})"
 
 
 def check_one_version(runs: Sequence[_HasProvenance], allow_mixed: bool = False) -> None:
