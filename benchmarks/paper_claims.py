@@ -18,6 +18,10 @@ on airfoil, whose sets all have two variables). Then, per claim, a panel-by-base
 simple regret against cost (divided by the budget), claim 2 on evaluations, claim 3 on the share
 of the spend on the costliest set; and last the paired differences with their intervals.
 
+``--proposed fetc`` states the same claims for another agent against every other one, with its
+CPU time per run as a ratio to ``--time-reference``'s (default ``etc``; issue 13's page,
+``docs/agents/fetc_claims.md``).
+
 It reads a result store or a folder written by ``bocvs publish`` (``docs/data``), and refuses
 runs of several code versions unless given ``--allow-mixed-versions``:
 
@@ -31,7 +35,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from bocvs_env.benchmark.claims import claims_markdown, select_runs
+from bocvs_env.benchmark.claims import PROPOSED, claims_markdown, select_runs
 from bocvs_env.benchmark.published import add_source_arguments, open_runs
 from bocvs_env.benchmark.versions import check_one_version
 
@@ -42,6 +46,12 @@ def main() -> None:
     p.add_argument("--seeds", type=int, nargs="+", help="only these seeds (default: all)")
     p.add_argument("--problems", nargs="+", help="only these problems (default: all)")
     p.add_argument("--resamples", type=int, default=10_000, help="bootstrap resamples")
+    p.add_argument(
+        "--proposed", default=PROPOSED, help=f"the agent the claims are about ({PROPOSED})"
+    )
+    p.add_argument(
+        "--time-reference", default=PROPOSED, help="its CPU time as a ratio to this agent's"
+    )
     p.add_argument("--allow-mixed-versions", action="store_true")
     args = p.parse_args()
     with open_runs(args.store or args.data) as source_runs:
@@ -53,7 +63,8 @@ def main() -> None:
     except ValueError as err:
         print(f"paper_claims: error: {err}", file=sys.stderr)
         sys.exit(2)
-    print(claims_markdown(runs, args.resamples), end="")
+    page = claims_markdown(runs, args.resamples, 0, args.proposed, args.time_reference)
+    print(page, end="")
 
 
 if __name__ == "__main__":

@@ -5,8 +5,9 @@ The paper claims that the explore-then-commit agent (``etc``) reaches a lower si
 the cost spent than the baselines, that it makes more evaluations once it exploits, and that it
 does so by spending on the cheaper target set ``i*`` rather than on the costliest set. This
 module computes, per panel, what those claims compare, and the page of verdicts by paired
-comparison over seeds (:mod:`bocvs_env.benchmark.compare`); ``benchmarks/paper_claims.py``
-prints it.
+comparison over seeds (:mod:`bocvs_env.benchmark.compare`), with the CPU time per run beside
+them; ``benchmarks/paper_claims.py`` prints it. The same page states the claims for any other
+agent (``proposed``), e.g. FETC against ETC and the rest (issue 13).
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from bocvs_env.benchmark.compare import (
+    METRICS,
     PairedComparison,
     compare_runs,
     comparison_markdown,
@@ -31,12 +33,16 @@ from bocvs_env.metrics import spend_share as set_shares
 #: Fractions of the budget at which the regrets are compared.
 CHECKPOINTS = (0.25, 0.5, 0.6, 0.75, 1.0)
 PROPOSED = "etc"
-#: The claims, each checked on one figure of :data:`bocvs_env.benchmark.compare.METRICS`.
+#: The claims, each checked on one figure of :data:`bocvs_env.benchmark.compare.METRICS`; ``{agent}``
+#: is the proposed agent.
 CLAIMS = (
-    ("final", "1. ETC's final simple regret is lower"),
-    ("area", "1. ETC's simple regret is lower for the cost spent (area under the curve / budget)"),
-    ("evaluations", "2. ETC makes more evaluations"),
-    ("costliest_share", "3. ETC spends a smaller share on the costliest set"),
+    ("final", "1. {agent}'s final simple regret is lower"),
+    (
+        "area",
+        "1. {agent}'s simple regret is lower for the cost spent (area under the curve / budget)",
+    ),
+    ("evaluations", "2. {agent} makes more evaluations"),
+    ("costliest_share", "3. {agent} spends a smaller share on the costliest set"),
 )
 
 
@@ -64,8 +70,11 @@ def panel_summary(panel: Panel, agents: dict[str, list[EpisodeRecord]]) -> dict[
     return out
 
 
-def claim_matrix(comparisons: Sequence[PairedComparison], metric: str, title: str) -> str:
-    """Panels x baselines: ETC's verdict on ``metric`` per panel, then the W / T / L tally."""
+def claim_matrix(
+    comparisons: Sequence[PairedComparison], metric: str, title: str, proposed: str = PROPOSED
+) -> str:
+    """Panels x baselines: ``proposed``'s verdict on ``metric`` per panel, then the W / T / L
+    tally and the number of panels where its mean over the paired seeds is the better one."""
     rows = [c for c in comparisons if c.metric == metric]
     baselines = sorted({c.reference for c in rows})
     verdicts = {(c.panel, c.reference): c.verdict() for c in rows}
@@ -75,8 +84,43 @@ def claim_matrix(comparisons: Sequence[PairedComparison], metric: str, title: st
         cells = [verdicts.get((panel, b), "–") for b in baselines]
         lines.append(f"| {panel.title()} | " + " | ".join(cells) + " |")
     counts = tally(rows)
-    totals = [wtl(counts[(PROPOSED, b, metric)]) for b in baselines]
+    totals = [wtl(counts[(proposed, b, metric)]) for b in baselines]
     lines.append("| **win / tie / loss** | " + " | ".join(totals) + " |")
+    sign = -1.0 if METRICS[metric].lower_is_better else 1.0
+    better = [[sign * c.interval.mean > 0 for c in rows if c.reference == b] for b in baselines]
+    cells = [f"{sum(b)} / {len(b)}" for b in better]
+    lines.append("| **better mean** | " + " | ".join(cells) + " |")
+    return "\n".join(lines)
+
+
+def cpu_seconds(runs: Sequence[StoredRun]) -> dict[Panel, dict[str, float]]:
+    """Per panel and agent, the mean CPU time of a run in seconds (``provenance["cpu_s"]``),
+    over the runs that recorded it; agents with none are left out."""
+    times: dict[Panel, dict[str, list[float]]] = {}
+    for r in runs:
+        cpu = r.provenance.get("cpu_s")
+        if cpu is not None and cpu == cpu:  # published runs hold NaN where it was not recorded
+            times.setdefault(Panel.of(r), {}).setdefault(r.config.agent, []).append(float(cpu))
+    return {
+        panel: {a: float(np.mean(t)) for a, t in sorted(agents.items())}
+        for panel, agents in sorted(times.items())
+    }
+
+
+def cpu_table(runs: Sequence[StoredRun], proposed: str, reference: str | None) -> str:
+    """Mean CPU seconds per run, panels x agents, with ``proposed``'s ratio to ``reference``'s
+    (a column when both are given and differ)."""
+    times = cpu_seconds(runs)
+    agents = sorted({a for t in times.values() for a in t})
+    ratio = reference if reference != proposed else None
+    head = agents + ([f"{proposed} / {ratio}"] if ratio is not None else [])
+    lines = ["| panel | " + " | ".join(head) + " |", "| --- |" + " ---: |" * len(head)]
+    for panel, t in times.items():
+        cells = [f"{t[a]:.0f}" if a in t else "–" for a in agents]
+        if ratio is not None:
+            have = proposed in t and ratio in t
+            cells.append(f"{t[proposed] / t[ratio]:.2f}" if have else "–")
+        lines.append(f"| {panel.title()} | " + " | ".join(cells) + " |")
     return "\n".join(lines)
 
 
@@ -121,21 +165,40 @@ def panel_tables(runs: Sequence[StoredRun]) -> str:
     return "\n\n".join(parts) + "\n"
 
 
-def claims_markdown(runs: Sequence[StoredRun], resamples: int = 10_000, seed: int = 0) -> str:
-    """The whole page: panel tables, the claims' verdict matrices, the paired differences."""
+def claims_markdown(
+    runs: Sequence[StoredRun],
+    resamples: int = 10_000,
+    seed: int = 0,
+    proposed: str = PROPOSED,
+    time_reference: str | None = PROPOSED,
+) -> str:
+    """The whole page: panel tables, the claims' verdict matrices for ``proposed`` against every
+    other agent, the CPU time per run (with ``proposed``'s ratio to ``time_reference``'s), the
+    paired differences."""
     comparisons = compare_runs(
-        runs, agent=PROPOSED, metric_names=[m for m, _ in CLAIMS], n_resamples=resamples, seed=seed
+        runs, agent=proposed, metric_names=[m for m, _ in CLAIMS], n_resamples=resamples, seed=seed
     )
     parts = [panel_tables(runs)]
     if comparisons:
         level = comparisons[0].interval.level
         parts.append(
-            f"## The claims, panel by panel: {PROPOSED} against each baseline\n\n"
+            f"## The claims, panel by panel: {proposed} against each baseline\n\n"
             f"Paired by seed; a win when the {level:.0%} paired bootstrap interval of the mean "
-            f"difference ({PROPOSED} minus the baseline) lies on {PROPOSED}'s better side of 0, a "
+            f"difference ({proposed} minus the baseline) lies on {proposed}'s better side of 0, a "
             "loss when on the other side, a tie when it contains 0 "
-            f"(`bocvs compare --agent {PROPOSED}`)."
+            f'(`bocvs compare --agent {proposed}`). "better mean" counts the panels where '
+            f"{proposed}'s mean over the paired seeds is the better one, significant or not."
         )
-        parts += [claim_matrix(comparisons, m, title) for m, title in CLAIMS]
+        parts += [
+            claim_matrix(comparisons, m, title.format(agent=proposed), proposed)
+            for m, title in CLAIMS
+        ]
+    if cpu_seconds(runs):
+        parts.append(
+            "## CPU time per run\n\nMean CPU seconds of a run's process (user + system) over "
+            "its seeds; the runs shared the machine with other work, so read ratios, not "
+            "absolute times.\n\n" + cpu_table(runs, proposed, time_reference)
+        )
+    if comparisons:
         parts.append("## Paired differences per panel\n\n" + comparison_markdown(comparisons))
     return "\n\n".join(p.rstrip("\n") for p in parts) + "\n"

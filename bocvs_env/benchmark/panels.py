@@ -25,14 +25,19 @@ class Panel:
         """``problem · cost set · variance · budget``."""
         return f"{self.problem} · {self.cost_set} · var {self.variance:g} · C={self.budget:g}"
 
+    @classmethod
+    def of(cls, run: StoredRun) -> Panel:
+        """The panel a run belongs to."""
+        c = run.config
+        return cls(c.problem, c.cost_set, c.variance, c.budget)
+
 
 def group_panels(runs: Iterable[StoredRun]) -> dict[Panel, dict[str, list[EpisodeRecord]]]:
     """Panels in sorted order; within each, agent name -> its records sorted by seed."""
     panels: dict[Panel, dict[str, list[tuple[int, EpisodeRecord]]]] = {}
     for run in runs:
-        c = run.config
-        panel = Panel(c.problem, c.cost_set, c.variance, c.budget)
-        panels.setdefault(panel, {}).setdefault(c.agent, []).append((c.seed, run.record))
+        agents = panels.setdefault(Panel.of(run), {})
+        agents.setdefault(run.config.agent, []).append((run.config.seed, run.record))
     return {
         panel: {
             agent: [rec for _, rec in sorted(recs, key=lambda t: t[0])]

@@ -45,13 +45,37 @@ def test_claim_matrix_states_each_panel_and_the_tally() -> None:
     assert "| hartmann3 · cheap · var 0.02 · C=10 | win |" in text
     assert "| hartmann3 · moderate · var 0.02 · C=10 | tie |" in text
     assert "| **win / tie / loss** | 1 / 1 / 0 |" in text
+    assert "| **better mean** | 1 / 2 |" in text  # moderate: the two seeds' means are equal
+
+
+def test_the_claims_are_stated_for_any_proposed_agent() -> None:
+    runs = win_and_tie_runs("fetc", "etc")
+    page = claims.claims_markdown(runs, resamples=50, proposed="fetc")
+    assert "#### 1. fetc's final simple regret is lower" in page
+    assert "| **win / tie / loss** | 1 / 1 / 0 |" in page
+    assert "#### 1. etc's" not in page
+
+
+def test_cpu_time_per_run_is_averaged_per_panel_with_a_ratio() -> None:
+    runs = [
+        hand_run(agent, s, [0.5], provenance={"cpu_s": cpu})
+        for agent, times in (("fetc", (30.0, 50.0)), ("etc", (20.0, 20.0)))
+        for s, cpu in enumerate(times)
+    ]
+    runs.append(hand_run("random", 0, [0.5], provenance={"cpu_s": float("nan")}))
+    table = claims.cpu_table(runs, "fetc", "etc")
+    assert table.splitlines()[0] == "| panel | etc | fetc | fetc / etc |"  # random: no time
+    assert "| hartmann3 · cheap · var 0.02 · C=10 | 20 | 40 | 2.00 |" in table
+    assert "fetc / etc" not in claims.cpu_table(runs, "etc", "etc")
+    page = claims.claims_markdown(runs, resamples=50, proposed="fetc", time_reference="etc")
+    assert "## CPU time per run" in page and "| 20 | 40 | 2.00 |" in page
 
 
 def test_claims_page_has_a_matrix_per_claim() -> None:
     runs = [hand_run(a, s, [0.5, 0.9]) for a in ("etc", "random") for s in range(2)]
     page = claims.claims_markdown(runs, resamples=50)
     for _, title in claims.CLAIMS:
-        assert f"#### {title}" in page
+        assert f"#### {title.format(agent='etc')}" in page
     assert "## Paired differences per panel" in page
 
 
@@ -76,4 +100,4 @@ def test_the_script_prints_the_page(two_agent_store: Path) -> None:
     assert "### hartmann3 · cheap · var 0.02 · C=3" in done.stdout
     assert "| random | 2 |" in done.stdout and "| etc | 2 |" in done.stdout
     for _, title in claims.CLAIMS:
-        assert f"#### {title}" in done.stdout
+        assert f"#### {title.format(agent='etc')}" in done.stdout
