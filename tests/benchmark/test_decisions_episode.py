@@ -1,5 +1,6 @@
 """The ETC episode of the decision benchmark (``benchmarks/decisions.py``, run as a script):
-its options reach the agent and the environment, and the report says what ran."""
+its options reach the agent and the environment, and the report says what ran; and the
+benchmark side by side with another revision (``benchmarks/decisions_vs.py``)."""
 
 from __future__ import annotations
 
@@ -52,3 +53,22 @@ def test_episode_stops_and_says_so_at_its_time_limit(tmp_path: Path) -> None:
     assert report["alpha0"] == ETCAgent().alpha0
     assert report["halve_every"] is None
     assert report["initial_points"] == Problem.n_initial
+
+
+@pytest.mark.slow
+def test_decisions_vs_runs_both_trees_alternately(tmp_path: Path) -> None:
+    """``decisions_vs.py`` against this very revision: both trees time the same decisions on the
+    same data, so they choose the same sets, and the report pairs them."""
+    script = SCRIPT.parent / "decisions_vs.py"
+    out = tmp_path / "vs.json"
+    cmd = [sys.executable, str(script), "--compare-to", "HEAD", "--sizes", "30", "--rounds", "2",
+           "--repeats", "1", "--out", str(out)]  # fmt: skip
+    done = subprocess.run(cmd, capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stderr
+    rows = json.loads(out.read_text())["rows"]
+    assert [(r["n"], r["agent"]) for r in rows] == [(30, "ucb-psq"), (30, "etc")]
+    for r in rows:
+        assert r["base"]["repeats"] == r["this"]["repeats"] == 2
+        assert r["base"]["sets"] == r["this"]["sets"]
+        assert r["base_over_this"] == r["base"]["median_s"] / r["this"]["median_s"]
+    assert "| 30 | etc |" in done.stdout
