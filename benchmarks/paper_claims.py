@@ -58,12 +58,12 @@ def main() -> None:
         runs = select_runs(source_runs.runs(), args.sweep, args.seeds, args.problems)
     if not runs:
         sys.exit(f"paper_claims: no runs of sweep {args.sweep!r} with these seeds and problems")
-    try:
+    try:  # mixed versions, or a proposed agent without runs
         check_one_version(runs, args.allow_mixed_versions)
+        page = claims_markdown(runs, args.resamples, 0, args.proposed, args.time_reference)
     except ValueError as err:
         print(f"paper_claims: error: {err}", file=sys.stderr)
         sys.exit(2)
-    page = claims_markdown(runs, args.resamples, 0, args.proposed, args.time_reference)
     print(page, end="")
 
 

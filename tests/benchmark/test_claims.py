@@ -101,3 +101,10 @@ def test_the_script_prints_the_page(two_agent_store: Path) -> None:
     assert "| random | 2 |" in done.stdout and "| etc | 2 |" in done.stdout
     for _, title in claims.CLAIMS:
         assert f"#### {title.format(agent='etc')}" in done.stdout
+    wrong = subprocess.run(
+        [*cmd, "--proposed", "fetc"], capture_output=True, text=True, timeout=300
+    )
+    assert wrong.returncode == 2
+    assert wrong.stderr.strip().splitlines() == [
+        "paper_claims: error: agent 'fetc' has no runs here; agents: ['etc', 'random']"
+    ]
