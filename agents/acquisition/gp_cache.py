@@ -11,11 +11,8 @@ from agents.surrogate import GPSurrogate
 #: The most memory the screening matrices of all sets may keep between evaluations (bytes).
 MOMENT_CACHE_BYTES = 1 << 30
 #: The most memory the Gram matrices ``B^T B`` of the sets' sample factors may keep between
-#: fits (bytes); each is grown by the new training points' columns instead of recomputed. Half
-#: the moments' budget, so that none is kept beyond ``n`` = 8,192: at ``n`` = 10,000 one is
-#: 800 MB, and keeping it beside a set's screening matrix took a decision's peak from 3.7 GB to
-#: 4.3 GB (``benchmarks/decisions_vs.py``), over issue 6's 4 GB.
-GRAM_CACHE_BYTES = 1 << 29
+#: fits (bytes); each is grown by the new training points' columns instead of recomputed.
+GRAM_CACHE_BYTES = 1 << 30
 
 
 class GPFactorCache:
