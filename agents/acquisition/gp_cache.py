@@ -11,8 +11,10 @@ from agents.surrogate import GPSurrogate
 #: The most memory the screening matrices of all sets may keep between evaluations (bytes).
 MOMENT_CACHE_BYTES = 1 << 30
 #: The most memory the Gram matrices ``B^T B`` of the sets' sample factors may keep between
-#: fits (bytes); each is grown by the new training points' columns instead of recomputed.
-GRAM_CACHE_BYTES = 1 << 30
+#: fits (bytes); each is grown by the new training points' columns instead of recomputed. A kept
+#: one is copied into the screening matrix, so it costs twice its size at its peak: half the
+#: moments' budget keeps none beyond ``n`` = 8,192 (at 10,000, one is 800 MB).
+GRAM_CACHE_BYTES = 1 << 29
 
 
 class GPFactorCache:
@@ -85,10 +87,13 @@ class GPFactorCache:
 
     def _gram(self, i: int, B: Tensor) -> Tensor:
         """``B^T B`` of set ``i``'s sample factor ``B`` (``S x n``), grown from the last one
-        when ``B`` starts with its factor's columns; kept while :data:`GRAM_CACHE_BYTES`
-        allows."""
+        when ``B`` starts with its factor's columns, for the caller to overwrite: a copy of the
+        one kept while :data:`GRAM_CACHE_BYTES` allows (the others' are dropped first when it
+        would not allow them beside it)."""
         old = self._grams.pop(i, None)
         n = B.shape[1]
+        while self._grams and 8 * n * n * (len(self._grams) + 1) > GRAM_CACHE_BYTES:
+            del self._grams[next(iter(self._grams))]
         if (
             old is not None
             and old[0].shape[1] <= n
@@ -97,16 +102,17 @@ class GPFactorCache:
             m = old[0].shape[1]
             gram = B.new_empty(n, n)
             gram[:m, :m] = old[1]
+            del old
             new = B.T @ B[:, m:]  # (n x k): the same dot products as in the full B^T B
             gram[:, m:] = new
             gram[m:, :m] = new[:m].T
         else:
+            del old
             gram = B.T @ B
-        while self._grams and 8 * n * n * (len(self._grams) + 1) > GRAM_CACHE_BYTES:
-            del self._grams[next(iter(self._grams))]
-        if 8 * n * n <= GRAM_CACHE_BYTES:
-            self._grams[i] = (B, gram)
-        return gram
+        if 8 * n * n > GRAM_CACHE_BYTES:
+            return gram
+        self._grams[i] = (B, gram)
+        return gram.clone()
 
     def embedding(self, surrogate: GPSurrogate, i: int) -> Tensor:
         """``E[F_free(X^-i, x_j)] * alpha_j`` in closed form (``n``)."""

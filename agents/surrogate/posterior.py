@@ -134,7 +134,7 @@ class FactorizedPosterior(ABC):
         Args:
             B: ``s x n`` factors of the random variables at ``s`` samples (:meth:`cross_factor`).
             gram: ``B^T B`` (``n x n``) if already known (e.g. grown from a previous one by
-                the new columns), computed otherwise.
+                the new columns), computed otherwise. It is overwritten: pass a copy to keep it.
 
         Returns:
             ``mean_s(B_s) * alpha`` (``n``) and ``W * (B^T B / s)`` (``n x n``, elementwise with
@@ -143,7 +143,7 @@ class FactorizedPosterior(ABC):
         """
         if B.shape[0] == 1 and bool((B == 1.0).all()):  # no random variables: W itself
             return self.alpha.clone(), self.precision
-        M = B.T @ B if gram is None else gram.clone()
+        M = B.T @ B if gram is None else gram
         M.mul_(self.precision).div_(B.shape[0])  # in place: one n x n matrix at a time
         return B.mean(0) * self.alpha, M
 
