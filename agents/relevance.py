@@ -30,7 +30,7 @@ def collapse_relevance(
     """Feature-collapsing relevance of every variable, ``(d,)`` in the units of ``y``.
 
     Args:
-        surrogate: the fitted GP (its :meth:`~agents.surrogate.GPSurrogate.mean_std`).
+        surrogate: the fitted GP (its posterior mean, :meth:`~agents.surrogate.GPSurrogate.mean`).
         points: ``k x d`` reference queries.
         samples: ``s x d`` draws of every variable from its distribution (the acquisition's
             quasi-random sample).
@@ -46,8 +46,8 @@ def collapse_relevance(
     idx = torch.arange(d)
     Q[:, idx, :, idx] = Z.T[None].expand(k, d, s).permute(1, 0, 2)
     with torch.no_grad():
-        base, _ = surrogate.mean_std(X)
-        collapsed, _ = surrogate.mean_std(Q.reshape(-1, d))
+        base = surrogate.mean(X)
+        collapsed = surrogate.mean(Q.reshape(-1, d))
     change = collapsed.reshape(k, d, s) - base[:, None, None]
     return change.pow(2).mean(dim=(0, 2)).sqrt().numpy()
 

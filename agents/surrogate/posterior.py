@@ -70,6 +70,28 @@ class FactorizedPosterior(ABC):
         """
         return self.posterior_from_cross(self.cross_factor(X))
 
+    def mean(self, X: Tensor) -> Tensor:
+        """The posterior mean of :meth:`mean_std` alone, ``batch_shape`` in the units of ``y``:
+        ``O(n)`` per point instead of the variance's ``O(n^2)``, the same values."""
+        F = self.cross_factor(X)
+        flat = F.reshape(F.shape[:-1].numel(), self.n_train) * self.hyper.outputscale
+        return self._output_mean(flat).reshape(F.shape[:-1])
+
+    def _output_mean(self, flat: Tensor) -> Tensor:
+        """The posterior mean in the units of ``y`` at ``p x n`` cross covariances ``k(x, X)``,
+        in chunks of :data:`CHUNK_ELEMENTS` (``p``)."""
+        h = self.hyper
+        n = self.n_train
+        if n == 0:
+            mean = flat.new_full(flat.shape[:1], h.mean)
+        else:
+            rows = max(1, CHUNK_ELEMENTS // n)
+            chunks = [
+                flat[lo : lo + rows] @ self.alpha + h.mean for lo in range(0, len(flat), rows)
+            ]
+            mean = torch.cat(chunks) if chunks else flat.new_zeros(0)
+        return mean * h.y_scale + h.y_shift
+
     def cross_factor(self, Z: Tensor, dims: Sequence[int] | None = None) -> Tensor:
         """The RBF factor of some dimensions between points and the training inputs.
 
@@ -110,23 +132,20 @@ class FactorizedPosterior(ABC):
         shape = F.shape[:-1]
         flat = F.reshape(shape.numel(), n) * h.outputscale  # p x n: k(x, X)
         if n == 0:
-            mean = flat.new_full(flat.shape[:1], h.mean)
             var = flat.new_full(flat.shape[:1], h.outputscale)
         else:
             rows = max(1, CHUNK_ELEMENTS // n)
-            means, variances = [], []
+            variances = []
             for lo in range(0, flat.shape[0], rows):
                 Ks = flat[lo : lo + rows]  # c x n
-                means.append(Ks @ self.alpha + h.mean)
                 if use_precision:
                     variances.append(h.outputscale - _QuadraticForm.apply(Ks, self.precision))
                 else:
                     V = torch.linalg.solve_triangular(self.cholesky, Ks.T, upper=False)  # n x c
                     variances.append(h.outputscale - (V * V).sum(0))
-            mean = torch.cat(means) if means else flat.new_zeros(0)
             var = torch.cat(variances) if variances else flat.new_zeros(0)
         std = var.clamp_min(MIN_VARIANCE * h.outputscale).sqrt()
-        return (mean * h.y_scale + h.y_shift).reshape(shape), (std * h.y_scale).reshape(shape)
+        return self._output_mean(flat).reshape(shape), (std * h.y_scale).reshape(shape)
 
     def factor_moments(self, B: Tensor, gram: Tensor | None = None) -> tuple[Tensor, Tensor]:
         """What :meth:`averaged_moments` needs of the random variables' factors.

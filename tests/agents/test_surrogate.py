@@ -281,3 +281,16 @@ def test_bad_data_is_rejected() -> None:
         gp.fit(np.zeros((3, 3)), np.zeros(3))
     with pytest.raises(ValueError, match="finite"):
         gp.fit(np.full((2, 2), np.nan), np.zeros(2))
+
+
+def test_the_mean_alone_equals_the_mean_of_mean_std() -> None:
+    """``mean`` skips the variance (FETC's relevance needs only the mean) and gives the same
+    values bit for bit, so decisions built on it do not move."""
+    rng = np.random.default_rng(3)
+    X = rng.random((80, 4))
+    gp = GPSurrogate(4, mode="fixed", lengthscale=0.3)
+    gp.fit(X, np.sin(5 * X).sum(1))
+    Q = torch.as_tensor(rng.random((3, 50, 4)))
+    mean, _ = gp.mean_std(Q)
+    assert gp.mean(Q).shape == (3, 50)
+    assert torch.equal(gp.mean(Q), mean)
