@@ -227,16 +227,25 @@ def _worker_episode(args: argparse.Namespace) -> dict[str, Any]:
 
 
 # ------------------------------------------------------------------------------------- parent
-def _run_worker(
-    kind: str, extra: list[str], threads: int, timeout: float | None = None
+def run_worker(
+    kind: str,
+    extra: list[str],
+    threads: int,
+    timeout: float | None = None,
+    tree: Path | None = None,
 ) -> dict[str, Any] | None:
     """Run this script as a worker in a fresh process; its JSON result, or ``None`` if it ran
-    past ``timeout`` seconds (and was killed)."""
+    past ``timeout`` seconds (and was killed). With ``tree`` (a checkout of the project), that
+    tree's own copy of this script runs, with the tree first on ``PYTHONPATH``."""
     env = dict(os.environ, OMP_NUM_THREADS=str(threads), MKL_NUM_THREADS=str(threads),
                OPENBLAS_NUM_THREADS=str(threads))  # fmt: skip
+    script = __file__
+    if tree is not None:
+        env["PYTHONPATH"] = str(tree)
+        script = str(tree / "benchmarks" / "decisions.py")
     with tempfile.TemporaryDirectory() as tmp:
         out = Path(tmp) / "result.json"
-        cmd = [sys.executable, __file__, "--worker", kind, "--result", str(out),
+        cmd = [sys.executable, script, "--worker", kind, "--result", str(out),
                "--threads", str(threads), *extra]  # fmt: skip
         try:
             subprocess.run(cmd, check=True, env=env, timeout=timeout)
@@ -246,7 +255,7 @@ def _run_worker(
         return json.loads(out.read_text())
 
 
-def _make_data(n: int, path: Path) -> dict[str, float]:
+def make_data(n: int, path: Path) -> dict[str, float]:
     """Observations of uniform random sets and queries through the environment; step timings."""
     from bocvs_env import BOCVSEnv
 
@@ -314,7 +323,7 @@ def _quality(n: int, results: dict[str, dict], args: argparse.Namespace, data: P
         pts.write_text(json.dumps(points))
         extra = ["--data", str(data), "--n", str(n), "--points", str(pts),
                  "--samples", str(samples)]  # fmt: skip
-        values = _run_worker("quality", extra, args.threads)["values"]
+        values = run_worker("quality", extra, args.threads)["values"]
     for result in results.values():
         result["quality_samples"] = samples
         for rep in result["repeats"]:
@@ -415,7 +424,7 @@ def _extras(report: dict[str, Any], args: argparse.Namespace, save: Any) -> None
                             ("--surrogate", args.episode_surrogate)):  # fmt: skip
             if value is not None:
                 extra += [flag, str(value)]
-        report["episode"] = _run_worker("episode", extra, args.threads)
+        report["episode"] = run_worker("episode", extra, args.threads)
         save()
     if not args.skip_preset:
         report["preset"] = _quick_preset(args.preset_timeout)
@@ -438,7 +447,7 @@ def _decisions_at(n: int, report: dict[str, Any], args: argparse.Namespace, data
         extra = ["--data", str(data), "--n", str(n), "--method", method,
                  "--repeats", str(repeats)]  # fmt: skip
         print(f"n={n} {method} ({repeats} repeats)", flush=True)
-        result = _run_worker("decisions", extra, args.threads, args.worker_timeout)
+        result = run_worker("decisions", extra, args.threads, args.worker_timeout)
         if result is None:
             stopped.append(method)
         else:
@@ -498,7 +507,7 @@ def _parent(args: argparse.Namespace) -> None:
 
     with tempfile.TemporaryDirectory() as tmp:
         data = Path(tmp) / "data.npz"
-        report["env_step"] = _make_data(max(args.sizes), data)
+        report["env_step"] = make_data(max(args.sizes), data)
         print(f"env.step: {report['env_step']}", flush=True)
         extras_done = False
         for n in args.sizes:

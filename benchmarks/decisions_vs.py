@@ -21,29 +21,24 @@ import argparse
 import json
 import os
 import statistics
-import subprocess
-import sys
 import tempfile
 from pathlib import Path
 from typing import Any
 
-from decisions import _make_data
+from decisions import make_data, run_worker
 from episodes import source_tree
 
 AGENTS = ("ucb-psq", "etc")
 
 
 def run_decisions(tree: Path, data: Path, n: int, agent: str, repeats: int) -> dict[str, Any]:
-    """``tree``'s decision worker on the first ``n`` points of ``data``: its JSON report."""
-    env = {**os.environ, "PYTHONPATH": str(tree), "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"}
-    with tempfile.TemporaryDirectory() as tmp:
-        out = Path(tmp) / "result.json"
-        cmd = [sys.executable, str(tree / "benchmarks" / "decisions.py"), "--worker",
-               "decisions", "--result", str(out), "--threads", "1", "--data", str(data),
-               "--n", str(n), "--method", agent, "--repeats", str(repeats)]  # fmt: skip
-        subprocess.run(cmd, check=True, env=env, capture_output=True, text=True)
-        result: dict[str, Any] = json.loads(out.read_text())
-        return result
+    """``tree``'s decision worker on the first ``n`` points of ``data``, one thread: its JSON
+    report."""
+    extra = ["--data", str(data), "--n", str(n), "--method", agent, "--repeats", str(repeats)]
+    result = run_worker("decisions", extra, 1, tree=tree)
+    if result is None:  # only a timeout gives none, and none is set
+        raise RuntimeError(f"{tree}: the decision worker returned no result")
+    return result
 
 
 def summarize(reports: list[dict[str, Any]]) -> dict[str, Any]:
@@ -71,7 +66,7 @@ def main() -> None:
     rows = []
     with tempfile.TemporaryDirectory() as tmp, source_tree(args.compare_to) as base:
         data = Path(tmp) / "data.npz"
-        _make_data(max(args.sizes), data)
+        make_data(max(args.sizes), data)
         trees = {"base": base, "this": Path(__file__).resolve().parents[1]}
         for n in args.sizes:
             for agent in AGENTS:

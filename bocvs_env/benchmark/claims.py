@@ -12,7 +12,7 @@ agent (``proposed``), e.g. FETC against ETC and the rest (issue 13).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 import numpy as np
 
@@ -107,10 +107,11 @@ def cpu_seconds(runs: Sequence[StoredRun]) -> dict[Panel, dict[str, float]]:
     }
 
 
-def cpu_table(runs: Sequence[StoredRun], proposed: str, reference: str | None) -> str:
-    """Mean CPU seconds per run, panels x agents, with ``proposed``'s ratio to ``reference``'s
-    (a column when both are given and differ)."""
-    times = cpu_seconds(runs)
+def cpu_table(
+    times: Mapping[Panel, Mapping[str, float]], proposed: str, reference: str | None
+) -> str:
+    """The mean CPU seconds per run of :func:`cpu_seconds`, panels x agents, with
+    ``proposed``'s ratio to ``reference``'s (a column when both are given and differ)."""
     agents = sorted({a for t in times.values() for a in t})
     ratio = reference if reference != proposed else None
     head = agents + ([f"{proposed} / {ratio}"] if ratio is not None else [])
@@ -193,11 +194,12 @@ def claims_markdown(
             claim_matrix(comparisons, m, title.format(agent=proposed), proposed)
             for m, title in CLAIMS
         ]
-    if cpu_seconds(runs):
+    times = cpu_seconds(runs)
+    if times:
         parts.append(
             "## CPU time per run\n\nMean CPU seconds of a run's process (user + system) over "
             "its seeds; the runs shared the machine with other work, so read ratios, not "
-            "absolute times.\n\n" + cpu_table(runs, proposed, time_reference)
+            "absolute times.\n\n" + cpu_table(times, proposed, time_reference)
         )
     if comparisons:
         parts.append("## Paired differences per panel\n\n" + comparison_markdown(comparisons))

@@ -63,10 +63,10 @@ def test_cpu_time_per_run_is_averaged_per_panel_with_a_ratio() -> None:
         for s, cpu in enumerate(times)
     ]
     runs.append(hand_run("random", 0, [0.5], provenance={"cpu_s": float("nan")}))
-    table = claims.cpu_table(runs, "fetc", "etc")
+    table = claims.cpu_table(claims.cpu_seconds(runs), "fetc", "etc")
     assert table.splitlines()[0] == "| panel | etc | fetc | fetc / etc |"  # random: no time
     assert "| hartmann3 · cheap · var 0.02 · C=10 | 20 | 40 | 2.00 |" in table
-    assert "fetc / etc" not in claims.cpu_table(runs, "etc", "etc")
+    assert "fetc / etc" not in claims.cpu_table(claims.cpu_seconds(runs), "etc", "etc")
     page = claims.claims_markdown(runs, resamples=50, proposed="fetc", time_reference="etc")
     assert "## CPU time per run" in page and "| 20 | 40 | 2.00 |" in page
 
