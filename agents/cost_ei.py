@@ -17,7 +17,7 @@ from agents.base import Action, Observation
 from agents.cost_estimates import cooling_exponent, optimistic_mean_costs
 from agents.decisions import maximal_sets
 from agents.expected_posterior import ExpectedPosterior, expected_improvement
-from agents.model_based import ModelBasedAgent
+from agents.model_based import FRUGAL_COMPUTE, ModelBasedAgent
 
 
 class CostCooledEIAgent(ModelBasedAgent):
@@ -64,7 +64,8 @@ class CostCooledEIAgent(ModelBasedAgent):
         cost_prior: the cost assumed for sets never played; ``None`` is the cheapest observed.
         cost_warmup: play every set once (largest EI first) before dividing by cost.
         n_refine: the best screened candidates per set refined by L-BFGS-B.
-        **model: the options of :class:`~agents.model_based.ModelBasedAgent`.
+        **model: the options of :class:`~agents.model_based.ModelBasedAgent`,
+            with :data:`~agents.model_based.FRUGAL_COMPUTE`'s computation bounds by default.
     """
 
     name = "ei-cost"
@@ -77,7 +78,7 @@ class CostCooledEIAgent(ModelBasedAgent):
         n_refine: int = 2,
         **model: Any,
     ) -> None:
-        super().__init__(**model)
+        super().__init__(**{**FRUGAL_COMPUTE, **model})
         if cost_prior is not None and not cost_prior > 0:
             raise ValueError(f"cost_prior must be positive, got {cost_prior!r}")
         if n_refine < 1:
@@ -93,7 +94,7 @@ class CostCooledEIAgent(ModelBasedAgent):
         self._maximal = maximal_sets(self.task.control_sets)
         self._sobol_seed = int(self.rng.integers(2**31 - 1))
 
-    def act(self, observation: Observation) -> Action:
+    def decide(self, observation: Observation) -> Action:
         m = self.task.n_sets
         unplayed = [i for i in range(m) if self.plays[i] == 0]
         sets = unplayed if self.cost_warmup and unplayed else list(range(m))

@@ -96,7 +96,7 @@ class UCBCVSAgent(ModelBasedAgent):
         assert self.costs is not None
         return np.asarray(self.costs)
 
-    def act(self, observation: Observation) -> Action:
+    def decide(self, observation: Observation) -> Action:
         t = int(self.plays.sum())
         eps = cvs_epsilon(t, self.eps0, self._cutoff)
         maxima = self.set_maxima(range(self.task.n_sets), "ucb")
@@ -169,9 +169,9 @@ class ETC50Agent(UCBPSQAgent):
         super().start()
         self._groups = size_groups(self.task.control_sets, self.task.dim, self.positional_size)
 
-    def act(self, observation: Observation) -> Action:
+    def decide(self, observation: Observation) -> Action:
         group = etc50_group(int(self.plays.sum()), self._groups, self.rounds_per_group)
-        return super().act(observation) if group is None else self.play_best(group)
+        return super().decide(observation) if group is None else self.play_best(group)
 
     def params(self) -> dict[str, Any]:
         return {

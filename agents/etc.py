@@ -139,7 +139,7 @@ class ETCAgent(ModelBasedAgent):
         self._lcb_refits = -1
         self._lcb_rounds = 0
 
-    def act(self, observation: Observation) -> Action:
+    def decide(self, observation: Observation) -> Action:
         m = self.task.n_sets
         if self.exploring and self.n_explore % m == 0:
             self.exploring = continue_exploration(

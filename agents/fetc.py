@@ -18,6 +18,7 @@ from agents.decisions import (
     horizon_estimate,
 )
 from agents.etc import ETCAgent
+from agents.model_based import FRUGAL_COMPUTE
 from agents.relevance import collapse_relevance, redundant_sets, relevant_variables
 
 #: The switches that turn every FETC component off: FETC with these is ETC (Algorithm 1) with
@@ -52,10 +53,12 @@ class FETCAgent(ETCAgent):
        from this round's model alone, so never intersected across hyperparameter refits (each
        refit is another model, for which the earlier rounds' bounds are not confidence bounds),
        and never stuck at a prior-level running minimum. ``"intersected"``: Algorithm 1's bars.
-    4. ``relevance=True``: once the GP holds ``relevance_min_data`` points, each exploration
-       play measures every variable's relevance by feature collapsing, averaged over inputs
+    4. ``relevance=True``: once the GP holds ``relevance_min_data`` points, exploration
+       measures every variable's relevance by feature collapsing, averaged over inputs
        drawn from the variables' distributions (:func:`agents.relevance.collapse_relevance`;
-       a global measure, steadier with little data than SADCBO's at the best queries), calls relevant the variables with
+       a global measure, steadier with little data than SADCBO's at the best queries), again
+       whenever the data has grown by the factor ``relevance_growth`` since (so ``O(log n)``
+       times in a run, as the geometric refits), calls relevant the variables with
        at least ``relevance_threshold`` times the largest relevance, and skips the sets that
        only add irrelevant variables to a cheaper subset (:func:`agents.relevance.redundant_sets`):
        on hartmann6 in 12-D the full set once dims 6-11 are seen to do nothing. Exploitation
@@ -88,10 +91,14 @@ class FETCAgent(ETCAgent):
         relevance_min_data: observations before relevance is trusted; ``None`` is ``2 d``.
         relevance_points: the quasi-random inputs (drawn from the variables' distributions)
             relevance is averaged over.
+        relevance_growth: the relevance is measured again once the GP's data has grown by this
+            factor (``>= 1``; 1 measures it at every exploration play) since the last measure.
         exploit_query: ``"ts"`` or ``"ucb"``.
         **etc: ETC's parameters (``explore_fraction``, ``alpha0``, ``halve_every``,
             ``lcb_tracking``) and the model options of
-            :class:`~agents.model_based.ModelBasedAgent`.
+            :class:`~agents.model_based.ModelBasedAgent`, with
+            :data:`~agents.model_based.FRUGAL_COMPUTE`'s computation bounds (``max_data``,
+            ``hold``) by default: FETC buys thousands of evaluations of cheap sets.
     """
 
     name = "fetc"
@@ -107,10 +114,11 @@ class FETCAgent(ETCAgent):
         relevance_threshold: float = 0.1,
         relevance_min_data: int | None = None,
         relevance_points: int = 32,
+        relevance_growth: float = 1.25,
         exploit_query: Literal["ts", "ucb"] = "ts",
         **etc: Any,
     ) -> None:
-        super().__init__(**etc)
+        super().__init__(**{**FRUGAL_COMPUTE, **etc})
         for label, value, allowed in (
             ("allocation", allocation, ("spend", "count")),
             ("cost_bound", cost_bound, ("bernstein", "hoeffding")),
@@ -125,6 +133,8 @@ class FETCAgent(ETCAgent):
             raise ValueError(f"relevance_threshold must be in [0, 1], got {relevance_threshold!r}")
         if relevance_points < 1:
             raise ValueError(f"relevance_points must be >= 1, got {relevance_points!r}")
+        if not relevance_growth >= 1.0:
+            raise ValueError(f"relevance_growth must be >= 1, got {relevance_growth!r}")
         self.allocation = allocation
         self.spend_exponent = spend_exponent
         self.cost_bound = cost_bound
@@ -134,15 +144,16 @@ class FETCAgent(ETCAgent):
         self.relevance_threshold = relevance_threshold
         self.relevance_min_data = relevance_min_data
         self.relevance_points = relevance_points
+        self.relevance_growth = float(relevance_growth)
         self.exploit_query = exploit_query
 
     def start(self) -> None:
-        self._relevance_version: int | None = None  # before the first fit (in super().start())
+        self._relevance_n = 0  # the GP's data size at the last measure (0: never measured)
         self._relevance_cache = np.zeros(0)
         super().start()
 
     # ----------------------------------------------------------------------------- exploration
-    def act(self, observation: Observation) -> Action:
+    def decide(self, observation: Observation) -> Action:
         if self.exploring:
             self.exploring = self._keep_exploring()
         if not self.exploring:
@@ -178,12 +189,15 @@ class FETCAgent(ETCAgent):
 
     def _relevance(self) -> np.ndarray:
         """Feature-collapsing relevance averaged over the first ``relevance_points`` of the
-        acquisition's quasi-random inputs (a global measure; cached per fit)."""
-        if self._relevance_version != self.surrogate.version:
+        acquisition's quasi-random inputs (a global measure), measured again once the data has
+        grown by ``relevance_growth``: ``relevance_points x d x s`` posterior means a measure
+        (``s``: the acquisition's samples)."""
+        n = self.surrogate.n_train
+        if self._relevance_n == 0 or n >= self.relevance_growth * self._relevance_n:
             samples = self.acquisition.samples.numpy()
             points = samples[: self.relevance_points]
             self._relevance_cache = collapse_relevance(self.surrogate, points, samples)
-            self._relevance_version = self.surrogate.version
+            self._relevance_n = n
         return self._relevance_cache
 
     def _explore_frugal(self) -> Action:
@@ -249,6 +263,7 @@ class FETCAgent(ETCAgent):
             "relevance_threshold": self.relevance_threshold,
             "relevance_min_data": self.relevance_min_data,
             "relevance_points": self.relevance_points,
+            "relevance_growth": self.relevance_growth,
             "exploit_query": self.exploit_query,
             **super().params(),
         }

@@ -5,7 +5,10 @@ Each class is a :class:`~agents.fetc.FETCAgent` whose switches default to ETC's 
 can put ``etc``, the five ``etc-<component>`` agents and ``fetc`` side by side and the table shows
 what each change buys alone. Keyword parameters pass through to :class:`~agents.fetc.FETCAgent`
 (a sweep's ``agent_params``), so any switch can still be set explicitly. The model options are
-ETC's defaults. A sixth agent, ``etc-refit`` (the geometric refit schedule alone), was dropped
+ETC's defaults except FETC's computation bounds (:data:`agents.model_based.FRUGAL_COMPUTE`),
+which every ablation agent keeps: an agent that commits to a set of cost 0.01 (``etc-bernstein``)
+makes thousands of evaluations, and would take hours without them. ``etc-bounded`` is ETC with
+these bounds alone, the baseline that shows what they cost. A sixth agent, ``etc-refit`` (the geometric refit schedule alone), was dropped
 when that schedule became the default of every model-based agent (issue 12): it was ETC.
 """
 
@@ -17,12 +20,19 @@ from agents.fetc import ETC_SWITCHES, FETCAgent
 
 
 class AblationAgent(FETCAgent):
-    """ETC with exactly the switches of :attr:`component` set to FETC's values."""
+    """ETC with exactly the switches of :attr:`component` set to FETC's values (and FETC's
+    computation bounds)."""
 
     component: ClassVar[dict[str, Any]] = {}
 
     def __init__(self, **params: Any) -> None:
         super().__init__(**{**ETC_SWITCHES, **self.component, **params})
+
+
+class ETCBoundedAgent(AblationAgent):
+    """ETC with FETC's computation bounds and none of its components."""
+
+    name = "etc-bounded"
 
 
 class ETCSpendAgent(AblationAgent):
@@ -60,10 +70,11 @@ class ETCTSAgent(AblationAgent):
     component: ClassVar[dict[str, Any]] = {"exploit_query": "ts"}
 
 
-#: CLI name -> the one switch that differs from ETC.
+#: CLI name -> the one switch that differs from ETC (none for ``etc-bounded``).
 COMPONENTS: dict[str, dict[str, Any]] = {
     cls.name: cls.component
     for cls in (
+        ETCBoundedAgent,
         ETCSpendAgent,
         ETCBernsteinAgent,
         ETCCurrentAgent,

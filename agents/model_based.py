@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import inspect
+import math
+from abc import abstractmethod
 from collections.abc import Callable, Mapping, Sequence
 from types import MappingProxyType
 from typing import Any, Literal
@@ -34,6 +36,16 @@ EXACT_SETTINGS: Mapping[str, Any] = MappingProxyType(
 )
 
 
+#: The computation bounds of the agents that buy many cheap evaluations (FETC and its ablation
+#: agents, SADCBO, cost-cooled EI; their defaults): with the paper's cheap costs (0.01) and a
+#: budget of 100 they make thousands of evaluations, where ETC makes 400-700. The GP takes at
+#: most 512 of them (the decision then costs about what ETC's does at its largest ``n``) and a
+#: decision is held for 0.5% of the budget (at most about 200 decisions a run, besides the plays
+#: of sets costing more than that). See ``max_data`` and ``hold`` of :class:`ModelBasedAgent`;
+#: the figures behind them in docs/agents/fetc.md, "Computation bounds".
+FRUGAL_COMPUTE: Mapping[str, Any] = MappingProxyType({"max_data": 512, "hold": 0.005})
+
+
 def exact_options(
     owner: Callable[..., Any], given: Mapping[str, Any], settings: Mapping[str, Any]
 ) -> dict[str, Any]:
@@ -56,8 +68,9 @@ class ModelBasedAgent(BaseAgent):
 
     At every :meth:`reset` a fresh surrogate and acquisition are built (their seeds drawn from
     the agent's seeded generator) and fitted to the free initial design; after every evaluated
-    step the surrogate is refitted to all data so far. Subclasses implement :meth:`act` with
-    :meth:`set_maxima`.
+    step the surrogate is refitted to all data so far (or the subset ``max_data`` allows).
+    Subclasses implement :meth:`decide` with :meth:`set_maxima`; :meth:`act` holds decisions
+    (``hold``).
 
     Args:
         surrogate_mode: ``"fitted"`` (the default: ARD, BoTorch's priors, hyperparameters
@@ -97,6 +110,22 @@ class ModelBasedAgent(BaseAgent):
             20 by default; ``None`` runs each to convergence, as first implemented. A cap
             makes refits cheaper and their cost predictable, at the cost of hyperparameters
             that may stop short of the MAP estimate.
+        max_data: the most observations the GP conditions on (*subset of data*, Rasmussen &
+            Williams 2006, section 8.3.1); ``None``: all of them. Beyond it the GP takes every
+            ``k``-th observation, ``k`` the smallest power of two that leaves at most
+            ``max_data`` (:meth:`model_rows`): a choice by index alone, never by ``y``, so the
+            posterior is the exact posterior given those observations and its confidence
+            bounds stay valid, only wider. Each doubling of ``k`` refactors the GP, keeping its
+            hyperparameters; in between, new rows extend the factor. An agent that plays sets
+            of cost 0.01 makes thousands of evaluations with a budget of 100, and an exact GP
+            on all of them costs ``O(n^2)`` per candidate and ``O(n^3)`` per refit.
+        hold: replay each decision while the spend since it, plus the set's estimated cost,
+            stays within ``hold`` times the budget (``None``: decide every round). A set
+            costing less than ``hold * budget`` is then played ``floor(hold * budget / c)``
+            times per decision, at the same query (its random inputs drawn afresh each time),
+            so a run makes at most about ``1 / hold`` decisions plus one per play of a costlier
+            set; the decision log has one entry per decision. A hold may run past a phase's
+            end (ETC's exploration budget) by less than ``hold * budget``.
         exact: ``True`` replaces ``refit_schedule``, ``polish_samples`` and ``refit_maxiter``
             (ETC: also ``lcb_tracking``) by :data:`EXACT_SETTINGS`: the computations as first
             implemented, before issue 12's fast options became the defaults. A sweep config
@@ -124,6 +153,8 @@ class ModelBasedAgent(BaseAgent):
         polish_samples: int | None = 32,
         polish_played: bool = True,
         refit_maxiter: int | None = 20,
+        max_data: int | None = None,
+        hold: float | None = None,
         exact: bool = False,
     ) -> None:
         super().__init__()
@@ -165,6 +196,12 @@ class ModelBasedAgent(BaseAgent):
         self.polish_samples = polish_samples
         self.polish_played = polish_played
         self.refit_maxiter = refit_maxiter
+        if max_data is not None and not (isinstance(max_data, int) and max_data >= 2):
+            raise ValueError(f"max_data must be None or an integer >= 2, got {max_data!r}")
+        if hold is not None and not 0.0 < hold < 1.0:
+            raise ValueError(f"hold must be None or in (0, 1), got {hold!r}")
+        self.max_data = max_data
+        self.hold = hold
         self.exact = exact
 
     def resolved_lengthscale(self) -> float:
@@ -197,7 +234,39 @@ class ModelBasedAgent(BaseAgent):
             polish_samples=self._polish_samples(),
         )
         self._maximizers: dict[int, list[np.ndarray]] = {}
+        self._stride = 1
+        self._held: tuple[int, np.ndarray, float] | None = None  # set, query, spent before
         self._refit()
+
+    def act(self, observation: Observation) -> Action:
+        """The held decision's action while ``hold`` allows it, else a new :meth:`decide`."""
+        if self._held is not None:
+            i, x, since = self._held
+            c = self.cost_sums[i] / self.plays[i] if self.plays[i] else math.inf
+            if self.spent - since + c <= self.hold_spend() * (1 + 1e-9):
+                return {"control_set": i, "x": x.copy()}
+        action = self.decide(observation)
+        if self.hold is not None:
+            x = np.asarray(action["x"], np.float64).copy()
+            self._held = (int(action["control_set"]), x, self.spent)
+        return action
+
+    @abstractmethod
+    def decide(self, observation: Observation) -> Action:
+        """Choose the next control set and query (a new decision; see ``hold``)."""
+
+    def hold_spend(self) -> float:
+        """The spend a decision is held for: ``hold`` times the budget (0 without ``hold``)."""
+        return 0.0 if self.hold is None else self.hold * self.task.budget
+
+    def model_rows(self, n: int) -> np.ndarray:
+        """The rows of the first ``n`` observations the GP conditions on: all of them, or with
+        ``max_data`` every ``k``-th (``k`` the smallest power of two leaving at most
+        ``max_data``): ``(ceil(n / k),)`` indices."""
+        k = 1
+        while self.max_data is not None and -(-n // k) > self.max_data:
+            k *= 2
+        return np.arange(0, n, k)
 
     def _polish_samples(self) -> int | None:
         """The acquisition's ``polish_samples``: ``None`` (all) where there are no more samples."""
@@ -206,8 +275,15 @@ class ModelBasedAgent(BaseAgent):
         return self.polish_samples
 
     def _refit(self) -> None:
-        if self.y.size:
-            self.surrogate.fit(self.X, self.y)
+        rows = self.model_rows(self.y.size)
+        if not rows.size:
+            return
+        stride = int(rows[1] - rows[0]) if rows.size > 1 else 1
+        thinned = stride != self._stride
+        if not thinned and stride > 1 and rows.size == self.surrogate.n_train:
+            return  # the new observation is not one the GP takes
+        self.surrogate.fit(self.X[rows], self.y[rows], thinned=thinned)
+        self._stride = stride
 
     def observe(
         self,
@@ -341,5 +417,7 @@ class ModelBasedAgent(BaseAgent):
             "polish_samples": self.polish_samples,
             "polish_played": self.polish_played,
             "refit_maxiter": self.refit_maxiter,
+            "max_data": self.max_data,
+            "hold": self.hold,
             "exact": self.exact,
         }

@@ -48,7 +48,7 @@ class UCBPSQAgent(ModelBasedAgent):
         """The function whose expectation is maximized this round (here ``u``)."""
         return "ucb"
 
-    def act(self, observation: Observation) -> Action:
+    def decide(self, observation: Observation) -> Action:
         return self.play_best(self._psq_sets)
 
     def play_best(self, sets: list[int]) -> Action:

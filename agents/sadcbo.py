@@ -11,7 +11,7 @@ import torch
 
 from agents.base import Action, Observation
 from agents.cost_estimates import optimistic_mean_costs
-from agents.model_based import ModelBasedAgent
+from agents.model_based import FRUGAL_COMPUTE, ModelBasedAgent
 from agents.relevance import cheapest_covering_set, collapse_relevance, relevant_variables
 
 
@@ -60,7 +60,8 @@ class SADCBOAgent(ModelBasedAgent):
         threshold: the ratio to the largest relevance above which a variable counts.
         warmup: observational rounds; ``None`` is ``d``.
         relevance_points: the best observed queries relevance is measured at.
-        **model: the options of :class:`~agents.model_based.ModelBasedAgent`.
+        **model: the options of :class:`~agents.model_based.ModelBasedAgent`,
+            with :data:`~agents.model_based.FRUGAL_COMPUTE`'s computation bounds by default.
     """
 
     name = "sadcbo"
@@ -72,7 +73,7 @@ class SADCBOAgent(ModelBasedAgent):
         relevance_points: int = 3,
         **model: Any,
     ) -> None:
-        super().__init__(**model)
+        super().__init__(**{**FRUGAL_COMPUTE, **model})
         if not 0.0 <= threshold <= 1.0:
             raise ValueError(f"threshold must be in [0, 1], got {threshold!r}")
         if warmup is not None and warmup < 0:
@@ -87,7 +88,7 @@ class SADCBOAgent(ModelBasedAgent):
         super().start()
         self.rounds = 0
 
-    def act(self, observation: Observation) -> Action:
+    def decide(self, observation: Observation) -> Action:
         costs = optimistic_mean_costs(self.cost_draws)
         warmup = self.task.dim if self.warmup is None else self.warmup
         note: dict[str, Any]
@@ -108,7 +109,7 @@ class SADCBOAgent(ModelBasedAgent):
     def relevance(self) -> np.ndarray:
         """``(d,)`` feature-collapsing relevance at the best observed queries."""
         with torch.no_grad():
-            mu, _ = self.surrogate.mean_std(torch.as_tensor(self.X))
+            mu = self.surrogate.mean(torch.as_tensor(self.X))
         best = self.X[np.argsort(-mu.numpy(), kind="stable")[: self.relevance_points]]
         return collapse_relevance(self.surrogate, best, self.acquisition.samples.numpy())
 

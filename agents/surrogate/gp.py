@@ -167,17 +167,21 @@ class GPSurrogate(FactorizedPosterior):
         """``(K + noise I)^{-1} (y_std - mean)``, shape ``n`` (standardized units)."""
         return self._alpha
 
-    def fit(self, X: np.ndarray, y: np.ndarray) -> None:
-        """Condition on all the data so far.
+    def fit(self, X: np.ndarray, y: np.ndarray, thinned: bool = False) -> None:
+        """Condition on all the data so far, or on a subset of it (``thinned``).
 
         Args:
             X: ``n x d`` inputs in ``[0, 1]^d``.
             y: ``n`` outputs.
+            thinned: ``X, y`` are a subset of the data conditioned on before (and maybe new
+                rows), chosen without looking at ``y`` (see
+                :meth:`~agents.model_based.ModelBasedAgent.model_rows`): the hyperparameters
+                are kept, and the refit schedule counts from the thinned data's size.
 
         If ``X`` and ``y`` start with the previous call's data and the hyperparameters are kept,
         only the new rows are factorized (block extension of the Cholesky factor); otherwise the
-        factor is recomputed. In fitted mode the hyperparameters are refit when ``refit_every``
-        points have been added since the last refit, or when the data is not an extension of the
+        factor is recomputed. In fitted mode the hyperparameters are refit when the schedule
+        says so, or (unless ``thinned``) from scratch when the data is not an extension of the
         previous data.
         """
         Xt = torch.as_tensor(np.asarray(X, dtype=np.float64))
@@ -196,7 +200,7 @@ class GPSurrogate(FactorizedPosterior):
             and torch.equal(yt[:n_old], self._y)
         )
         if self.mode == "fitted":
-            appended = self._update_hyperparameters(Xt, yt, appended)
+            appended = self._update_hyperparameters(Xt, yt, appended, thinned)
         if appended and n > n_old:
             self.factor.extend(Xt[n_old:], self.hyper)
         elif not appended:
@@ -206,14 +210,19 @@ class GPSurrogate(FactorizedPosterior):
         self._y = yt.clone()
         self._alpha = posterior_weights(self.factor.L, yt, self.hyper)
 
-    def _update_hyperparameters(self, X: Tensor, y: Tensor, appended: bool) -> bool:
+    def _update_hyperparameters(
+        self, X: Tensor, y: Tensor, appended: bool, thinned: bool = False
+    ) -> bool:
         """Refit (fitted mode) when due; returns whether the factor may still be extended."""
-        if not appended:
+        n = X.shape[0]
+        if thinned and not appended:
+            self._n_at_refit = min(self._n_at_refit, n)
+        elif not appended:
             self._n_at_refit = 0
             self.fitter.forget()
             self.hyper = initial_hyperparameters(self.dim)
-        n = X.shape[0]
-        if n >= 2 and (self.fitter.n_refits == 0 or not appended or self._refit_due(n)):
+        restart = not (appended or thinned)
+        if n >= 2 and (self.fitter.n_refits == 0 or restart or self._refit_due(n)):
             self.hyper = self.fitter.fit(X, y, self.hyper)
             self._n_at_refit = n
             return False

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Mapping
 from dataclasses import replace
 from typing import Any
@@ -321,6 +322,37 @@ def test_set_maxima_never_returns_less_than_an_incumbent() -> None:
         UCBPSQAgent(n_incumbents=-1)
 
 
+# --- computation bounds: max_data and hold ----------------------------------------------------
+
+
+def test_max_data_conditions_the_gp_on_every_kth_observation() -> None:
+    agent = ETCAgent(**FAST, max_data=8)
+    assert agent.model_rows(8).tolist() == list(range(8))
+    assert agent.model_rows(9).tolist() == [0, 2, 4, 6, 8]
+    assert agent.model_rows(33).tolist() == [0, 8, 16, 24, 32]
+    problem = replace(flat_cost_problem("hartmann3"), budget=6.0)  # 5 initial + 24 plays
+    play(BOCVSEnv(problem, privileged_info=False), agent, seed=0)
+    rows = agent.model_rows(agent.y.size)
+    assert agent.y.size == 29 and rows.tolist() == [0, 4, 8, 12, 16, 20, 24, 28]
+    assert np.array_equal(agent.surrogate.train_X.numpy(), agent.X[rows])
+    with pytest.raises(ValueError, match="max_data"):
+        ETCAgent(max_data=1)
+
+
+def test_a_held_decision_is_replayed_while_its_spend_fits_the_hold() -> None:
+    problem = flat_cost_problem("hartmann3")  # 9 plays at 0.25, budget 2.25, then one unpaid
+    agent = ETCAgent(**FAST, hold=0.25)  # 0.5625 a decision: two plays each
+    actions = play(BOCVSEnv(problem, privileged_info=False), agent, seed=0)
+    assert len(actions) == 10 and len(agent.diagnostics()) == 5
+    assert all(actions[k] == actions[k + 1] for k in (0, 2, 4, 6, 8))
+    assert all(actions[k] != actions[k + 1] for k in (1, 3, 5, 7))
+    unheld = ETCAgent(**FAST)
+    assert len(play(BOCVSEnv(problem, privileged_info=False), unheld, seed=0)) == 10
+    assert len(unheld.diagnostics()) == 10
+    with pytest.raises(ValueError, match="hold"):
+        ETCAgent(hold=1.5)
+
+
 # --- FETC, its ablation, SADCBO and cost-aware EI ---------------------------------------------
 
 
@@ -331,7 +363,7 @@ def test_fetc_with_every_component_off_is_etc(model: Mapping[str, Any]) -> None:
     problem = custom_problem()
     env = BOCVSEnv(problem, privileged_info=False)
     etc = ETCAgent(**model, **FAST)
-    off = FETCAgent(**ETC_SWITCHES, **model, **FAST)
+    off = FETCAgent(**ETC_SWITCHES, max_data=None, hold=None, **model, **FAST)
     assert play(env, off, seed=4) == play(env, etc, seed=4)
     sets = [e["set"] for e in off.diagnostics()]
     assert sets == [e["set"] for e in etc.diagnostics()]
@@ -339,17 +371,23 @@ def test_fetc_with_every_component_off_is_etc(model: Mapping[str, Any]) -> None:
 
 
 @pytest.mark.parametrize(
-    "name", ["etc-spend", "etc-bernstein", "etc-current", "etc-relevance", "etc-ts"]
+    "name", ["etc-bounded", "etc-spend", "etc-bernstein", "etc-current", "etc-relevance", "etc-ts"]
 )
 def test_each_ablation_agent_changes_one_switch_of_etc(name: str) -> None:
     from agents.fetc import ETC_SWITCHES
     from agents.fetc_ablation import COMPONENTS
+    from agents.model_based import FRUGAL_COMPUTE
 
     params = make_agent(name, **FAST).params()
     changed = {k for k in ETC_SWITCHES if params[k] != ETC_SWITCHES[k]}
     assert changed == set(COMPONENTS[name])
     etc = ETCAgent(**FAST).params()
-    assert {k: params[k] for k in etc} == etc  # ETC's model options, whatever its defaults
+    bounds = {k: params[k] for k in FRUGAL_COMPUTE}
+    assert bounds == FRUGAL_COMPUTE and bounds != {k: etc[k] for k in FRUGAL_COMPUTE}
+    # ETC's other model options, whatever its defaults
+    assert {k: params[k] for k in etc if k not in FRUGAL_COMPUTE} == {
+        k: v for k, v in etc.items() if k not in FRUGAL_COMPUTE
+    }
     assert make_agent(name).name == name
 
 
@@ -364,6 +402,29 @@ def test_fetc_explores_cheap_sets_more_and_logs_its_choices() -> None:
     assert counts[0] > counts[2]  # spend, not count: the cheapest set is played most
     exploit = [e for e in log if e["phase"] == "exploit"]
     assert exploit and all(e["query"] == "ts" and e["set"] in e["s3"] for e in exploit)
+
+
+def test_fetc_measures_relevance_again_only_when_the_data_has_grown(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import agents.fetc
+    from agents.relevance import collapse_relevance
+
+    sizes: list[int] = []
+
+    def counted(surrogate: Any, points: np.ndarray, samples: np.ndarray) -> np.ndarray:
+        sizes.append(surrogate.n_train)
+        return collapse_relevance(surrogate, points, samples)
+
+    monkeypatch.setattr(agents.fetc, "collapse_relevance", counted)
+    problem = replace(custom_problem(), budget=12.0)
+    agent = make_agent("fetc", **FAST, relevance_min_data=2, relevance_growth=1.5)
+    play(BOCVSEnv(problem, privileged_info=False), agent, seed=0)
+    explore = [e for e in agent.diagnostics() if e["phase"] == "explore" and "relevant" in e]
+    assert len(sizes) >= 2 and len(explore) > len(sizes)  # not at every exploration play
+    assert all(b >= 1.5 * a for a, b in itertools.pairwise(sizes))
+    with pytest.raises(ValueError, match="relevance_growth"):
+        make_agent("fetc", relevance_growth=0.5)
 
 
 def test_cost_weighting_divides_ei_by_cooled_cost() -> None:

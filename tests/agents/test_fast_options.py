@@ -269,7 +269,7 @@ def test_the_played_query_is_polished_again_on_every_sample(name: str) -> None:
     """With ``polish_samples``, the query played is at least as good on all samples as the
     maximizer found on fewer; with ``polish_played=False`` it is that maximizer. (Agents
     that play sets with random inputs: on the full set every sample is the same query.)"""
-    options = {"n_samples": 64, "polish_samples": 8, "refit_every": 3}
+    options = {"n_samples": 64, "polish_samples": 8, "refit_every": 3, "hold": None}
     played = play_recording(make_agent(name, **options), 6)
     assert any(value > found + 1e-9 for _, found, value in played)
     assert all(value >= found - 1e-9 for _, found, value in played)

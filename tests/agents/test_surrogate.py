@@ -191,6 +191,35 @@ def test_the_geometric_schedule_refits_when_the_data_has_grown_by_the_factor() -
     assert every == list(range(2, 41, 2))
 
 
+def test_thinned_data_keeps_the_hyperparameters_and_is_the_exact_posterior_on_it() -> None:
+    X, y = data(48, seed=3)
+    gp = GPSurrogate(3, mode="fitted", refit_every=2, refit_schedule="geometric", refit_factor=2.0)
+    gp.fit(X[:32], y[:32])
+    hyper, refits = gp.hyper, gp.fitter.n_refits
+    gp.fit(X[:32:2], y[:32:2], thinned=True)  # every other row: no refit, same hyperparameters
+    assert gp.fitter.n_refits == refits and gp.hyper is hyper
+    ref = GPSurrogate(3, mode="fixed")
+    ref.hyper = hyper
+    ref.fit(X[:32:2], y[:32:2])
+    Xq = torch.rand(5, 3, dtype=torch.float64, generator=torch.Generator().manual_seed(0))
+    with torch.no_grad():
+        for got, want in zip(gp.mean_std(Xq), ref.mean_std(Xq), strict=True):
+            torch.testing.assert_close(got, want)
+    # the schedule counts from the thinned size (16): the next refit at 32 rows, not 64
+    sizes = []
+    for n in range(33, 49):
+        before = gp.fitter.n_refits
+        gp.fit(np.vstack([X[:32:2], X[32:n]]), np.append(y[:32:2], y[32:n]))
+        if gp.fitter.n_refits > before:
+            sizes.append(gp.n_train)
+    assert sizes == [32]
+    # without ``thinned``, changed data is a new data set: a cold fit from the initial values
+    gp.fit(X[:10], y[:10])
+    cold = GPSurrogate(3, mode="fitted", refit_every=2, refit_schedule="geometric")
+    cold.fit(X[:10], y[:10])
+    torch.testing.assert_close(gp.hyper.lengthscale, cold.hyper.lengthscale)
+
+
 @pytest.mark.parametrize(
     ("option", "value"), [("refit_schedule", "sometimes"), ("refit_factor", 1.0)]
 )
