@@ -125,7 +125,9 @@ class ModelBasedAgent(BaseAgent):
             times per decision, at the same query (its random inputs drawn afresh each time),
             so a run makes at most about ``1 / hold`` decisions plus one per play of a costlier
             set; the decision log has one entry per decision. A hold may run past a phase's
-            end (ETC's exploration budget) by less than ``hold * budget``.
+            end (ETC's exploration budget) by less than ``hold * budget``, and what a subclass
+            counts per decision counts decisions, not plays (ETC's exploitation rounds, after
+            every ``d`` of which ``alpha`` is halved).
         exact: ``True`` replaces ``refit_schedule``, ``polish_samples`` and ``refit_maxiter``
             (ETC: also ``lcb_tracking``) by :data:`EXACT_SETTINGS`: the computations as first
             implemented, before issue 12's fast options became the defaults. A sweep config

@@ -153,6 +153,7 @@ def run_one(spec: dict[str, Any]) -> dict[str, Any]:
         "reset_s": clock.reset_s,
         "n_evaluations": record.n_evaluations,
         "final_n": len(getattr(agent, "y", ())),
+        "decisions": len(record.diagnostics),
         "refits": None if fitter is None else int(fitter.n_refits),
         "simple_regret": float(cast(float, summarize(record)["simple_regret"])),
         "peak_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
@@ -232,6 +233,7 @@ def summarize_episodes(episodes: list[dict[str, Any]]) -> dict[str, Any]:
         "reset_s",
         "n_evaluations",
         "final_n",
+        "decisions",
         "simple_regret",
         "peak_mb",
     ):
@@ -259,7 +261,7 @@ def paired(new: dict[str, Any], old: dict[str, Any]) -> dict[str, Any]:
 def table(summary: list[dict[str, Any]]) -> str:
     """The summary as a fixed-width text table (times in seconds)."""
     head = (
-        f"{'problem':<14}{'agent':<9}{'variant':<10}{'eps':>4}{'evals':>7}"
+        f"{'problem':<14}{'agent':<9}{'variant':<10}{'eps':>4}{'evals':>7}{'decis':>7}"
         + "".join(f"{p + ' med':>12}{p + ' tot':>11}" for p in PHASES)
         + f"{'reset':>8}{'episode':>9}{'regret':>8}{'MB':>6}"
     )
@@ -271,7 +273,7 @@ def table(summary: list[dict[str, Any]]) -> str:
             continue
         lines.append(
             f"{row['problem']:<14}{row['agent']:<9}{row['variant']:<10}{s['episodes']:>4}"
-            f"{s['n_evaluations']:>7.0f}"
+            f"{s['n_evaluations']:>7.0f}{s['decisions']:>7.0f}"
             + "".join(f"{s[p + '_median_s']:>12.4f}{s[p + '_total_s']:>11.2f}" for p in PHASES)
             + f"{s['reset_s']:>8.2f}{s['episode_s']:>9.1f}{s['simple_regret']:>8.4f}"
             f"{s['peak_mb']:>6.0f}"
