@@ -8,8 +8,9 @@ what each change buys alone. Keyword parameters pass through to :class:`~agents.
 ETC's defaults except FETC's computation bounds (:data:`agents.model_based.FRUGAL_COMPUTE`),
 which every ablation agent keeps: an agent that commits to a set of cost 0.01 (``etc-bernstein``)
 makes thousands of evaluations, and would take hours without them. ``etc-bounded`` is ETC with
-these bounds alone, the baseline that shows what they cost. A sixth agent, ``etc-refit`` (the geometric refit schedule alone), was dropped
-when that schedule became the default of every model-based agent (issue 12): it was ETC.
+these bounds alone, the baseline that shows what they cost. A sixth agent, ``etc-refit`` (the
+geometric refit schedule alone), was dropped when that schedule became the default of every
+model-based agent (issue 12): it was ETC.
 """
 
 from __future__ import annotations

@@ -261,14 +261,18 @@ class ModelBasedAgent(BaseAgent):
         """The spend a decision is held for: ``hold`` times the budget (0 without ``hold``)."""
         return 0.0 if self.hold is None else self.hold * self.task.budget
 
-    def model_rows(self, n: int) -> np.ndarray:
-        """The rows of the first ``n`` observations the GP conditions on: all of them, or with
-        ``max_data`` every ``k``-th (``k`` the smallest power of two leaving at most
-        ``max_data``): ``(ceil(n / k),)`` indices."""
+    def model_stride(self, n: int) -> int:
+        """``k``: with ``n`` observations the GP conditions on every ``k``-th, 1 without
+        ``max_data``, else the smallest power of two leaving at most ``max_data``."""
         k = 1
         while self.max_data is not None and -(-n // k) > self.max_data:
             k *= 2
-        return np.arange(0, n, k)
+        return k
+
+    def model_rows(self, n: int) -> np.ndarray:
+        """The rows of the first ``n`` observations the GP conditions on: ``(ceil(n / k),)``
+        indices, every ``k``-th of :meth:`model_stride`."""
+        return np.arange(0, n, self.model_stride(n))
 
     def _polish_samples(self) -> int | None:
         """The acquisition's ``polish_samples``: ``None`` (all) where there are no more samples."""
@@ -277,10 +281,11 @@ class ModelBasedAgent(BaseAgent):
         return self.polish_samples
 
     def _refit(self) -> None:
-        rows = self.model_rows(self.y.size)
-        if not rows.size:
+        n = self.y.size
+        if not n:
             return
-        stride = int(rows[1] - rows[0]) if rows.size > 1 else 1
+        stride = self.model_stride(n)
+        rows = np.arange(0, n, stride)
         thinned = stride != self._stride
         if not thinned and stride > 1 and rows.size == self.surrogate.n_train:
             return  # the new observation is not one the GP takes

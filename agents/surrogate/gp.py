@@ -215,13 +215,13 @@ class GPSurrogate(FactorizedPosterior):
     ) -> bool:
         """Refit (fitted mode) when due; returns whether the factor may still be extended."""
         n = X.shape[0]
-        if thinned and not appended:
-            self._n_at_refit = min(self._n_at_refit, n)
-        elif not appended:
+        restart = not (appended or thinned)
+        if restart:
             self._n_at_refit = 0
             self.fitter.forget()
             self.hyper = initial_hyperparameters(self.dim)
-        restart = not (appended or thinned)
+        elif not appended:  # thinned: the schedule counts from the thinned size
+            self._n_at_refit = min(self._n_at_refit, n)
         if n >= 2 and (self.fitter.n_refits == 0 or restart or self._refit_due(n)):
             self.hyper = self.fitter.fit(X, y, self.hyper)
             self._n_at_refit = n
