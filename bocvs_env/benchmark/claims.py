@@ -93,34 +93,46 @@ def claim_matrix(
     return "\n".join(lines)
 
 
-def cpu_seconds(runs: Sequence[StoredRun]) -> dict[Panel, dict[str, float]]:
-    """Per panel and agent, the mean CPU time of a run in seconds (``provenance["cpu_s"]``),
+def cpu_seconds(runs: Sequence[StoredRun]) -> dict[Panel, dict[str, dict[int, float]]]:
+    """Per panel and agent, the CPU time of each seed's run in seconds (``provenance["cpu_s"]``),
     over the runs that recorded it; agents with none are left out."""
-    times: dict[Panel, dict[str, list[float]]] = {}
+    times: dict[Panel, dict[str, dict[int, float]]] = {}
     for r in runs:
         cpu = r.provenance.get("cpu_s")
         if cpu is not None and cpu == cpu:  # published runs hold NaN where it was not recorded
-            times.setdefault(Panel.of(r), {}).setdefault(r.config.agent, []).append(float(cpu))
+            agent = times.setdefault(Panel.of(r), {}).setdefault(r.config.agent, {})
+            agent[r.config.seed] = float(cpu)
     return {
-        panel: {a: float(np.mean(t)) for a, t in sorted(agents.items())}
+        panel: {a: dict(sorted(t.items())) for a, t in sorted(agents.items())}
         for panel, agents in sorted(times.items())
     }
 
 
 def cpu_table(
-    times: Mapping[Panel, Mapping[str, float]], proposed: str, reference: str | None
+    times: Mapping[Panel, Mapping[str, Mapping[int, float]]],
+    proposed: str,
+    reference: str | None,
 ) -> str:
-    """The mean CPU seconds per run of :func:`cpu_seconds`, panels x agents, with
-    ``proposed``'s ratio to ``reference``'s (a column when both are given and differ)."""
+    """The mean CPU seconds per run of :func:`cpu_seconds`, panels x agents. When ``proposed``
+    and ``reference`` are both given and differ, two more columns: the ratio of their means, and
+    the median and the largest of the per-seed ratios over the seeds both ran (paired by seed,
+    so one slow run shows as the largest ratio without moving the median)."""
     agents = sorted({a for t in times.values() for a in t})
     ratio = reference if reference != proposed else None
-    head = agents + ([f"{proposed} / {ratio}"] if ratio is not None else [])
+    head = agents + (
+        [f"{proposed} / {ratio}", "per seed: median [max]"] if ratio is not None else []
+    )
     lines = ["| panel | " + " | ".join(head) + " |", "| --- |" + " ---: |" * len(head)]
     for panel, t in times.items():
-        cells = [f"{t[a]:.0f}" if a in t else "–" for a in agents]
+        cells = [f"{np.mean(list(t[a].values())):.0f}" if a in t else "–" for a in agents]
         if ratio is not None:
-            have = proposed in t and ratio in t
-            cells.append(f"{t[proposed] / t[ratio]:.2f}" if have else "–")
+            mine, theirs = t.get(proposed, {}), t.get(ratio, {})
+            paired = [mine[s] / theirs[s] for s in mine if s in theirs]
+            if mine and theirs:
+                cells.append(f"{np.mean(list(mine.values())) / np.mean(list(theirs.values())):.2f}")
+            else:
+                cells.append("–")
+            cells.append(f"{np.median(paired):.2f} [{max(paired):.2f}]" if paired else "–")
         lines.append(f"| {panel.title()} | " + " | ".join(cells) + " |")
     return "\n".join(lines)
 
@@ -198,8 +210,9 @@ def claims_markdown(
     if times:
         parts.append(
             "## CPU time per run\n\nMean CPU seconds of a run's process (user + system) over "
-            "its seeds; the runs shared the machine with other work, so read ratios, not "
-            "absolute times.\n\n" + cpu_table(times, proposed, time_reference)
+            "its seeds, and the ratio of two agents' times, of the means and seed by seed; the "
+            "runs shared the machine with other work, so read ratios, not absolute times.\n\n"
+            + cpu_table(times, proposed, time_reference)
         )
     if comparisons:
         parts.append("## Paired differences per panel\n\n" + comparison_markdown(comparisons))

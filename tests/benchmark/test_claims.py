@@ -56,7 +56,7 @@ def test_the_claims_are_stated_for_any_proposed_agent() -> None:
     assert "#### 1. etc's" not in page
 
 
-def test_cpu_time_per_run_is_averaged_per_panel_with_a_ratio() -> None:
+def test_cpu_time_per_run_is_averaged_per_panel_with_ratios_of_means_and_by_seed() -> None:
     runs = [
         hand_run(agent, s, [0.5], provenance={"cpu_s": cpu})
         for agent, times in (("fetc", (30.0, 50.0)), ("etc", (20.0, 20.0)))
@@ -64,11 +64,12 @@ def test_cpu_time_per_run_is_averaged_per_panel_with_a_ratio() -> None:
     ]
     runs.append(hand_run("random", 0, [0.5], provenance={"cpu_s": float("nan")}))
     table = claims.cpu_table(claims.cpu_seconds(runs), "fetc", "etc")
-    assert table.splitlines()[0] == "| panel | etc | fetc | fetc / etc |"  # random: no time
-    assert "| hartmann3 · cheap · var 0.02 · C=10 | 20 | 40 | 2.00 |" in table
+    head = "| panel | etc | fetc | fetc / etc | per seed: median [max] |"
+    assert table.splitlines()[0] == head  # random: no time
+    assert "| hartmann3 · cheap · var 0.02 · C=10 | 20 | 40 | 2.00 | 2.00 [2.50] |" in table
     assert "fetc / etc" not in claims.cpu_table(claims.cpu_seconds(runs), "etc", "etc")
     page = claims.claims_markdown(runs, resamples=50, proposed="fetc", time_reference="etc")
-    assert "## CPU time per run" in page and "| 20 | 40 | 2.00 |" in page
+    assert "## CPU time per run" in page and "| 20 | 40 | 2.00 | 2.00 [2.50] |" in page
 
 
 def test_claims_page_has_a_matrix_per_claim() -> None:
