@@ -43,6 +43,7 @@ CLAIMS = (
     ),
     ("evaluations", "2. {agent} makes more evaluations"),
     ("costliest_share", "3. {agent} spends a smaller share on the costliest set"),
+    ("target_share", "3. {agent} spends a larger share on the target set i*"),
 )
 
 

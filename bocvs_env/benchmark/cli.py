@@ -393,7 +393,7 @@ def build_parser() -> argparse.ArgumentParser:
                               "bocvs publish), e.g. of an earlier commit, labelled agent@commit")  # fmt: skip
     compare.add_argument("--metrics", nargs="+", default=["final", "area"],
                          help="final (simple regret), area (under simple regret / budget), "
-                         "evaluations, costliest_share")  # fmt: skip
+                         "evaluations, costliest_share, target_share (spend on i*)")  # fmt: skip
     compare.add_argument("--resamples", type=int, default=10_000, help="bootstrap resamples")
     compare.add_argument("--level", type=float, default=0.95, help="interval coverage")
     compare.add_argument("--bootstrap-seed", type=int, default=0)

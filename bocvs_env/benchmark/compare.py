@@ -11,7 +11,11 @@ taken, for one of the figures of :data:`METRICS`:
   budget, i.e. the mean simple regret over the budget
   (:func:`bocvs_env.metrics.simple_regret_area`);
 - ``evaluations``: evaluations made within the budget (higher is better);
-- ``costliest_share``: the share of the spend on the costliest control set (by mean cost).
+- ``costliest_share``: the share of the spend on the costliest control set (by mean cost);
+- ``target_share``: the share of the spend on the target set ``i*``, the cheapest set whose
+  best value is within the tolerance ``alpha = 0.1`` of ``g*`` (:func:`bocvs_env.metrics.target`;
+  higher is better). The simple regret measures the best value found against ``g*``; this
+  measures the paper's other goal, paying for the cheapest acceptable set.
 
 The mean difference gets a paired percentile-bootstrap interval
 (:func:`bocvs_env.benchmark.stats.paired_bootstrap`); the agent wins the panel when the whole
@@ -62,12 +66,18 @@ def _costliest_share(record: EpisodeRecord) -> float:
     return float(metrics.spend_share(record)[int(np.argmax(record.cost_means))])
 
 
+def _target_share(record: EpisodeRecord) -> float:
+    i_star = metrics.target(record.set_max, record.cost_means).i_star
+    return float(metrics.spend_share(record)[i_star])
+
+
 #: The figures agents are compared on, by name.
 METRICS: dict[str, Metric] = {
     "final": Metric("final simple regret", metrics.final_simple_regret),
     "area": Metric("simple-regret area / budget", metrics.simple_regret_area),
     "evaluations": Metric("evaluations", lambda r: float(r.n_evaluations), lower_is_better=False),
     "costliest_share": Metric("spend share on the costliest set", _costliest_share),
+    "target_share": Metric("spend share on i*", _target_share, lower_is_better=False),
 }
 
 
@@ -277,6 +287,16 @@ def _panel_section(
     return "\n".join(lines + (["", *notes] if notes else []))
 
 
+def _better_side(names: list[str]) -> str:
+    """Which side of 0 is better, in words, for the figures ``names``."""
+    higher = [METRICS[m].label for m in names if not METRICS[m].lower_is_better]
+    if not higher:
+        return "below it"
+    if len(higher) == len(names):
+        return "above it"
+    return "below it, above it for " + " and ".join(higher)
+
+
 def _tally_section(comparisons: Sequence[PairedComparison], names: list[str], n_panels: int) -> str:
     counts = tally(comparisons)
     level = comparisons[0].interval.level
@@ -284,8 +304,8 @@ def _tally_section(comparisons: Sequence[PairedComparison], names: list[str], n_
         f"### Win / tie / loss over {n_panels} panels",
         "",
         f"The agent's figure minus the reference's; a win when the paired {level:.0%} interval "
-        "lies on the better side of 0 (below it, except for evaluations), a loss when on the "
-        "worse side, a tie when it contains 0.",
+        f"lies on the better side of 0 ({_better_side(names)}), a loss when on the worse side, "
+        "a tie when it contains 0.",
         "",
         "| agent | reference | "
         + " | ".join(f"{METRICS[m].label} W / T / L" for m in names)

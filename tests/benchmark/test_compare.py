@@ -4,13 +4,16 @@ from __future__ import annotations
 
 import csv
 import json
+from dataclasses import replace
 from pathlib import Path
 
+import numpy as np
 import pytest
 from bench_helpers import hand_run, tiny_sweep, win_and_tie_runs
 
 from bocvs_env.benchmark.cli import main
 from bocvs_env.benchmark.compare import compare_runs, comparison_markdown, tally
+from bocvs_env.benchmark.store import StoredRun
 
 
 def _final(rows: list, agent: str, reference: str, metric: str = "final") -> object:
@@ -87,6 +90,22 @@ def test_evaluations_are_higher_is_better() -> None:
     runs += [hand_run("b", s, [0.5] * 3) for s in range(3)]
     (evals,) = compare_runs(runs, metric_names=["evaluations"], n_resamples=100)
     assert evals.interval.mean == 3.0 and evals.verdict() == "win"
+    assert "better side of 0 (above it)" in comparison_markdown([evals])
+    both = compare_runs(runs, metric_names=["final", "evaluations"], n_resamples=100)
+    assert "(below it, above it for evaluations)" in comparison_markdown(both)
+
+
+def test_the_share_on_the_target_set_is_higher_is_better() -> None:
+    # hand runs: i* is set 0 (value 1 = g*, cost 0.1); a spends 3 of its 4 units on set 0, b 1
+    def playing(agent: str, seed: int, sets: list[int]) -> StoredRun:
+        run = hand_run(agent, seed, [0.5] * 4)
+        record = replace(run.record, control_set=np.asarray(sets, dtype=np.int64))
+        return replace(run, record=record)
+
+    runs = [playing("a", s, [0, 0, 0, 2]) for s in range(3)]
+    runs += [playing("b", s, [0, 1, 2, 2]) for s in range(3)]
+    (share,) = compare_runs(runs, metric_names=["target_share"], n_resamples=100)
+    assert share.interval.mean == pytest.approx(0.5) and share.verdict() == "win"
 
 
 def test_two_runs_of_one_seed_are_refused() -> None:
