@@ -28,7 +28,6 @@ from bocvs_env.benchmark.panels import Panel, group_panels
 from bocvs_env.benchmark.store import StoredRun
 from bocvs_env.evaluation import EpisodeRecord
 from bocvs_env.metrics import evaluations_at, simple_regret_at, target
-from bocvs_env.metrics import spend_share as set_shares
 
 #: Fractions of the budget at which the regrets are compared.
 CHECKPOINTS = (0.25, 0.5, 0.6, 0.75, 1.0)
@@ -47,26 +46,21 @@ CLAIMS = (
 )
 
 
-def spend_share(record: EpisodeRecord, sets: list[int]) -> float:
-    """The fraction of the spend that went to the control sets ``sets``."""
-    return float(set_shares(record)[sets].sum())
-
-
 def panel_summary(panel: Panel, agents: dict[str, list[EpisodeRecord]]) -> dict[str, dict]:
     """Per agent: seeds, mean regret per checkpoint (``regret``, ``(len(CHECKPOINTS),)``), mean
-    evaluations, and mean spend shares on ``i*`` and on the costliest (last) set."""
+    evaluations, and mean spend shares on ``i*`` and on the costliest set (the figures
+    ``target_share`` and ``costliest_share`` of :data:`~bocvs_env.benchmark.compare.METRICS`)."""
     spends = np.array(CHECKPOINTS) * panel.budget
+    target_share, costliest_share = METRICS["target_share"].value, METRICS["costliest_share"].value
     out = {}
     for agent, records in agents.items():
-        i_star = target(records[0].set_max, records[0].cost_means).i_star
-        costliest = len(records[0].set_max) - 1
         out[agent] = {
             "seeds": len(records),
             "regret": np.mean([simple_regret_at(r, spends) for r in records], axis=0),
             "evaluations": float(np.mean([evaluations_at(r, spends[-1:])[0] for r in records])),
-            "share_target": float(np.mean([spend_share(r, [i_star]) for r in records])),
-            "share_costliest": float(np.mean([spend_share(r, [costliest]) for r in records])),
-            "i_star": i_star,
+            "share_target": float(np.mean([target_share(r) for r in records])),
+            "share_costliest": float(np.mean([costliest_share(r) for r in records])),
+            "i_star": target(records[0].set_max, records[0].cost_means).i_star,
         }
     return out
 

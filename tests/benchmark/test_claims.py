@@ -11,20 +11,29 @@ import numpy as np
 import pytest
 from bench_helpers import hand_run, win_and_tie_runs
 
+from bocvs_env import metrics
 from bocvs_env.benchmark import claims
 from bocvs_env.benchmark.compare import compare_runs
 from bocvs_env.benchmark.panels import group_panels
 from bocvs_env.benchmark.store import StoredRun
 
 
-def test_spend_shares_partition_the_spend(stored_runs: list[StoredRun]) -> None:
+def test_spend_shares_partition_the_spend_and_the_summary_averages_them(
+    stored_runs: list[StoredRun],
+) -> None:
     record = stored_runs[0].record
-    m = len(record.set_max)
-    shares = [claims.spend_share(record, [i]) for i in range(m)]
-    assert sum(shares) == pytest.approx(1.0)
-    assert claims.spend_share(record, list(range(m))) == pytest.approx(1.0)
-    played = int(record.control_set[0])
-    assert shares[played] > 0
+    shares = metrics.spend_share(record)
+    assert shares.shape == (len(record.set_max),)
+    assert shares.sum() == pytest.approx(1.0)
+    assert shares[int(record.control_set[0])] > 0
+    (panel, agents), = group_panels(stored_runs).items()  # fmt: skip
+    summary = claims.panel_summary(panel, agents)["random"]
+    records = agents["random"]
+    on_target = [metrics.spend_share(r)[summary["i_star"]] for r in records]
+    assert summary["share_target"] == pytest.approx(np.mean(on_target))
+    costliest = int(np.argmax(records[0].cost_means))
+    on_costliest = [metrics.spend_share(r)[costliest] for r in records]
+    assert summary["share_costliest"] == pytest.approx(np.mean(on_costliest))
 
 
 def test_panel_summary_averages_over_seeds(stored_runs: list[StoredRun]) -> None:
