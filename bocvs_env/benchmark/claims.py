@@ -119,14 +119,13 @@ def cpu_table(
     )
     lines = ["| panel | " + " | ".join(head) + " |", "| --- |" + " ---: |" * len(head)]
     for panel, t in times.items():
-        cells = [f"{np.mean(list(t[a].values())):.0f}" if a in t else "–" for a in agents]
+        mean = {a: float(np.mean(list(seeds.values()))) for a, seeds in t.items()}
+        cells = [f"{mean[a]:.0f}" if a in mean else "–" for a in agents]
         if ratio is not None:
+            have = proposed in t and ratio in t
+            cells.append(f"{mean[proposed] / mean[ratio]:.2f}" if have else "–")
             mine, theirs = t.get(proposed, {}), t.get(ratio, {})
             paired = [mine[s] / theirs[s] for s in mine if s in theirs]
-            if mine and theirs:
-                cells.append(f"{np.mean(list(mine.values())) / np.mean(list(theirs.values())):.2f}")
-            else:
-                cells.append("–")
             cells.append(f"{np.median(paired):.2f} [{max(paired):.2f}]" if paired else "–")
         lines.append(f"| {panel.title()} | " + " | ".join(cells) + " |")
     return "\n".join(lines)
