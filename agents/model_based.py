@@ -285,7 +285,7 @@ class ModelBasedAgent(BaseAgent):
         if not n:
             return
         stride = self.model_stride(n)
-        rows = np.arange(0, n, stride)
+        rows = self.model_rows(n)
         thinned = stride != self._stride
         if not thinned and stride > 1 and rows.size == self.surrogate.n_train:
             return  # the new observation is not one the GP takes
