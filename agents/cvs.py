@@ -16,7 +16,7 @@ from agents.decisions import (
     mean_costs,
     size_groups,
 )
-from agents.model_based import ModelBasedAgent
+from agents.model_based import EXACT_SETTINGS, ModelBasedAgent
 from agents.psq import UCBPSQAgent
 
 #: Rounds per group of ETC-50, and the unit of UCB-CVS's default cutoff.
@@ -150,6 +150,12 @@ class ETC50Agent(UCBPSQAgent):
         rounds_per_group: rounds played in each group (the paper: 50).
         positional_size: the run length of positional groups.
         **psq: the options of :class:`UCBPSQAgent` (``prefer_full_set`` and the model's).
+
+    Its defaults are the exact settings (:data:`agents.model_based.EXACT_SETTINGS`), as
+    TS-PSQ's: in issue 12's paired check on the grid (5 seeds) the fast options made its final
+    simple regret worse on 4 of the 8 panels with cheap costs, most on ackley6 in 12-D with
+    variance 0.04 (+1.11, 95% interval [0.64, 1.59]); benchmarks/README.md, "The defaults:
+    issue 12's quality check".
     """
 
     name = "etc-50"
@@ -157,7 +163,7 @@ class ETC50Agent(UCBPSQAgent):
     def __init__(
         self, rounds_per_group: int = ROUNDS_PER_GROUP, positional_size: int = 3, **psq: Any
     ) -> None:
-        super().__init__(**psq)
+        super().__init__(**{**EXACT_SETTINGS, **psq})
         if rounds_per_group < 1:
             raise ValueError(f"rounds_per_group must be >= 1, got {rounds_per_group!r}")
         if positional_size < 1:

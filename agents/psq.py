@@ -11,8 +11,7 @@ from torch import Tensor
 from agents.acquisition import Bound
 from agents.base import Action, Observation
 from agents.decisions import best_set, full_set
-from agents.model_based import ModelBasedAgent
-from agents.surrogate import RefitSchedule
+from agents.model_based import EXACT_SETTINGS, ModelBasedAgent
 
 
 class UCBPSQAgent(ModelBasedAgent):
@@ -81,21 +80,8 @@ class TSPSQAgent(UCBPSQAgent):
 
     name = "ts-psq"
 
-    def __init__(
-        self,
-        prefer_full_set: bool = True,
-        polish_samples: int | None = None,
-        refit_schedule: RefitSchedule = "every",
-        refit_maxiter: int | None = None,
-        **model: Any,
-    ) -> None:
-        super().__init__(
-            prefer_full_set,
-            polish_samples=polish_samples,
-            refit_schedule=refit_schedule,
-            refit_maxiter=refit_maxiter,
-            **model,
-        )
+    def __init__(self, prefer_full_set: bool = True, **model: Any) -> None:
+        super().__init__(prefer_full_set, **{**EXACT_SETTINGS, **model})
 
     def score(self) -> Bound | Callable[[Tensor], Tensor]:
         return self.sample_path()

@@ -13,7 +13,8 @@ setting (:data:`FIXTURES`):
   were the defaults when it was recorded, before the acquisition was split into a package and
   the private SciPy L-BFGS-B routine was replaced;
 - ``defaults``, ``data/decisions_defaults.json``: the agents at their defaults (issue 12's fast
-  options), recorded when those became the defaults.
+  options), recorded when those became the defaults; TS-PSQ's and ETC-50's defaults are the
+  exact settings, so their episodes here equal those of ``exact``.
 
 In 10 rounds from 5 initial points the GP is fitted once (the first fit, at 5 points; the next
 refit comes at 15 points, after the last recorded round, under either schedule), so these pin

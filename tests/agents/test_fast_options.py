@@ -277,16 +277,18 @@ def test_the_played_query_is_polished_again_on_every_sample(name: str) -> None:
     assert all(value == pytest.approx(found, rel=1e-9) for _, found, value in kept)
 
 
-def test_ts_psq_keeps_the_exact_settings_by_default() -> None:
-    """Issue 12's check found TS-PSQ worse with the geometric, capped refits: its defaults stay
-    exact while UCB-PSQ's (same class family) take the fast options."""
-    ts = make_agent("ts-psq").params()  # type: ignore[attr-defined]
-    assert {k: ts[k] for k in EXACT_SETTINGS} == EXACT_SETTINGS
+@pytest.mark.parametrize("name", ["ts-psq", "etc-50"])
+def test_ts_psq_and_etc_50_keep_the_exact_settings_by_default(name: str) -> None:
+    """Issue 12's check found TS-PSQ and ETC-50 worse with the fast options: their defaults stay
+    exact while UCB-PSQ's (same class family) take the fast options; one option still moves."""
+    own = make_agent(name).params()  # type: ignore[attr-defined]
+    assert {k: own[k] for k in EXACT_SETTINGS} == EXACT_SETTINGS
     ucb = make_agent("ucb-psq").params()  # type: ignore[attr-defined]
     assert (ucb["polish_samples"], ucb["refit_schedule"], ucb["refit_maxiter"]) == (
         32,
         "geometric",
         20,
     )
-    exact = make_agent("ts-psq", exact=True).params()  # type: ignore[attr-defined]
-    assert {**exact, "exact": False} == ts
+    exact = make_agent(name, exact=True).params()  # type: ignore[attr-defined]
+    assert {**exact, "exact": False} == own
+    assert make_agent(name, polish_samples=16).params()["polish_samples"] == 16  # type: ignore[attr-defined]
