@@ -153,7 +153,7 @@ class ETC50Agent(UCBPSQAgent):
 
     Its defaults are the exact settings (:data:`agents.model_based.EXACT_SETTINGS`), as
     TS-PSQ's: in issue 12's paired check on the grid (5 seeds) the fast options made its final
-    simple regret worse on 4 of the 8 panels with cheap costs, most on ackley6 in 12-D with
+    simple regret worse on 3 of the 8 panels with cheap costs, most on ackley6 in 12-D with
     variance 0.04 (+1.11, 95% interval [0.64, 1.59]); benchmarks/README.md, "The defaults:
     issue 12's quality check".
     """

@@ -23,7 +23,7 @@ from agents.decisions import (
     round_robin_set,
     select_s1,
 )
-from agents.model_based import EXACT_SETTINGS, ModelBasedAgent, exact_options
+from agents.model_based import EXACT_SETTINGS, FAST_SETTINGS, ModelBasedAgent, exact_options
 
 #: The values of ETC's ``lcb_tracking`` option.
 LcbTracking = Literal["off", "polish", "revalue"]
@@ -34,6 +34,13 @@ LCB_TRACKING = get_args(LcbTracking)
 #: ``ETCAgent(exact=True)``, the same as ``ETCAgent(**ETC_EXACT_SETTINGS)``, makes the
 #: decisions ETC made before issue 12's fast options became its defaults.
 ETC_EXACT_SETTINGS: Mapping[str, Any] = MappingProxyType({**EXACT_SETTINGS, "lcb_tracking": "off"})
+
+#: Issue 12's fast options for ETC: the model's :data:`~agents.model_based.FAST_SETTINGS` and
+#: ``lcb_tracking="revalue"``. ETC's defaults until issue 12's check on the whole grid found them
+#: worse on 3 of its 16 panels (benchmarks/README.md, "The defaults"); FETC's defaults.
+ETC_FAST_SETTINGS: Mapping[str, Any] = MappingProxyType(
+    {**FAST_SETTINGS, "lcb_tracking": "revalue"}
+)
 
 
 class ETCAgent(ModelBasedAgent):
@@ -66,11 +73,14 @@ class ETCAgent(ModelBasedAgent):
       ``min(ucb_bar_i, .)`` cannot exceed it either, so they are outside ``S1`` whatever the
       value. If ``S1`` comes out empty, every set is computed for the reset.
 
-    By default ETC also takes shortcuts that are not exact (issue 12's fast options): between
-    hyperparameter refits ``max E[l]`` is only revalued at last round's maximizers
-    (``lcb_tracking``), and the model refits on a geometric schedule, capped, and polishes on
-    fewer samples (:class:`ModelBasedAgent`). ``ETCAgent(exact=True)`` computes every round as
-    Algorithm 1 states it.
+    ETC's defaults are the exact settings (:data:`ETC_EXACT_SETTINGS`): every round as
+    Algorithm 1 states it, a refit every ``refit_every`` points to convergence, every maximizer
+    polished on all samples. Issue 12's fast options (:data:`ETC_FAST_SETTINGS`: between
+    hyperparameter refits ``max E[l]`` only revalued at last round's maximizers, refits on a
+    geometric schedule, capped, polishing on fewer samples) cut its runs 2-3.5 times but made
+    its final simple regret worse on 3 of the grid's 16 panels (plant with variance 0.04 in both
+    cost sets, airfoil moderate 0.02; better on 4: benchmarks/README.md, "The defaults"), so
+    they are options here and FETC's defaults.
 
     The decision log (:meth:`diagnostics`) has one entry per round: ``phase``, ``set``,
     ``value`` (the played ``max_x E[u]``), ``lcb_bar``, ``ucb_bar``, and in exploitation
@@ -81,18 +91,18 @@ class ETCAgent(ModelBasedAgent):
         alpha0: the tolerance at the start of exploitation (the paper: 0.1).
         halve_every: exploitation evaluations between halvings of ``alpha``; ``None`` is ``d``.
         lcb_tracking: how ``max_{i, x^i} E[l]`` over the maximal sets is found each round.
-            ``"revalue"`` (the default): between hyperparameter refits, last round's maximizers
+            ``"revalue"``: between hyperparameter refits, last round's maximizers
             (and the incumbents of :meth:`ModelBasedAgent.set_maxima`) are only valued under
             the new posterior; ``"polish"``: between refits, each set's ``E[l]`` is only
             polished from its maximizer of the previous round (one L-BFGS-B start per set, no
-            screening); ``"off"`` (as Algorithm 1, and as first implemented): a full
-            maximization every round. With either tracking, a full maximization follows every
+            screening); ``"off"`` (the default, as Algorithm 1): a full maximization every
+            round. With either tracking, a full maximization follows every
             refit and comes at least every ``refit_every`` rounds. Tracking trades a possibly
             missed better LCB optimum (the value lags until the next full maximization; it
             enters ``lcb_bar``, a running max) for a much cheaper round: the full max-LCB was
             42% of an ETC episode on hartmann6 in 12-D and 83% of ``act`` on airfoil (issue 12).
-            ``exact=True`` (:data:`ETC_EXACT_SETTINGS`) turns it and the model's fast options
-            off.
+            ``exact=True`` (:data:`ETC_EXACT_SETTINGS`, the defaults) refuses any other
+            value of it or of the model's fast options.
         **model: the surrogate and acquisition options of :class:`ModelBasedAgent`
             (``beta = 2`` by default, as the paper).
     """
@@ -104,10 +114,10 @@ class ETCAgent(ModelBasedAgent):
         explore_fraction: float = 0.6,
         alpha0: float = 0.1,
         halve_every: int | None = None,
-        lcb_tracking: LcbTracking = "revalue",
+        lcb_tracking: LcbTracking = "off",
         **model: Any,
     ) -> None:
-        super().__init__(**model)
+        super().__init__(**{**EXACT_SETTINGS, **model})
         if self.exact:
             given = {"lcb_tracking": lcb_tracking}
             (lcb_tracking,) = exact_options(ETCAgent.__init__, given, ETC_EXACT_SETTINGS).values()

@@ -17,7 +17,7 @@ from agents.decisions import (
     halving_alpha,
     horizon_estimate,
 )
-from agents.etc import ETCAgent
+from agents.etc import ETC_FAST_SETTINGS, ETCAgent
 from agents.model_based import FRUGAL_COMPUTE
 from agents.relevance import collapse_relevance, redundant_sets, relevant_variables
 
@@ -68,11 +68,12 @@ class FETCAgent(ETCAgent):
        committed set, where the UCB keeps spending on the width. ``"ucb"``: Algorithm 1.
 
     FETC's model options are ETC's (:class:`~agents.etc.ETCAgent`,
-    :class:`~agents.model_based.ModelBasedAgent`). A sixth switch, hyperparameter refits on the
-    geometric schedule (spending on cheap sets makes several times more evaluations, and refits
-    every ``refit_every`` points would dominate the run time), was FETC's own until it became
-    the default of every model-based agent (issue 12), ETC included; ``refit_schedule="every"``
-    still gives the fixed count.
+    :class:`~agents.model_based.ModelBasedAgent`), with issue 12's fast options
+    (:data:`~agents.etc.ETC_FAST_SETTINGS`) by default, where ETC's are exact. A sixth switch,
+    hyperparameter refits on the geometric schedule (spending on cheap sets makes several times
+    more evaluations, and refits every ``refit_every`` points would dominate the run time), is
+    one of those options; ``refit_schedule="every"`` (or ``exact=True``, all of ETC's exact
+    settings) still gives the fixed count.
 
     The decision log has ETC's keys; in exploration also ``relevant`` and ``skipped`` (when
     relevance is on); in exploitation ``query``, and with current bounds ``ucb_checked`` (the
@@ -98,7 +99,8 @@ class FETCAgent(ETCAgent):
             ``lcb_tracking``) and the model options of
             :class:`~agents.model_based.ModelBasedAgent`, with
             :data:`~agents.model_based.FRUGAL_COMPUTE`'s computation bounds (``max_data``,
-            ``hold``) by default: FETC buys thousands of evaluations of cheap sets.
+            ``hold``) and :data:`~agents.etc.ETC_FAST_SETTINGS` by default (unless
+            ``exact=True``): FETC buys thousands of evaluations of cheap sets.
     """
 
     name = "fetc"
@@ -118,7 +120,8 @@ class FETCAgent(ETCAgent):
         exploit_query: Literal["ts", "ucb"] = "ts",
         **etc: Any,
     ) -> None:
-        super().__init__(**{**FRUGAL_COMPUTE, **etc})
+        fast = {} if etc.get("exact") else ETC_FAST_SETTINGS
+        super().__init__(**{**FRUGAL_COMPUTE, **fast, **etc})
         for label, value, allowed in (
             ("allocation", allocation, ("spend", "count")),
             ("cost_bound", cost_bound, ("bernstein", "hoeffding")),

@@ -5,12 +5,13 @@ Each class is a :class:`~agents.fetc.FETCAgent` whose switches default to ETC's 
 can put ``etc``, the five ``etc-<component>`` agents and ``fetc`` side by side and the table shows
 what each change buys alone. Keyword parameters pass through to :class:`~agents.fetc.FETCAgent`
 (a sweep's ``agent_params``), so any switch can still be set explicitly. The model options are
-ETC's defaults except FETC's computation bounds (:data:`agents.model_based.FRUGAL_COMPUTE`),
-which every ablation agent keeps: an agent that commits to a set of cost 0.01 (``etc-bernstein``)
-makes thousands of evaluations, and would take hours without them. ``etc-bounded`` is ETC with
-these bounds alone, the baseline that shows what they cost. A sixth agent, ``etc-refit`` (the
-geometric refit schedule alone), was dropped when that schedule became the default of every
-model-based agent (issue 12): it was ETC.
+FETC's computation, which every ablation agent keeps: issue 12's fast options
+(:data:`agents.etc.ETC_FAST_SETTINGS`) and the computation bounds
+(:data:`agents.model_based.FRUGAL_COMPUTE`); an agent that commits to a set of cost 0.01
+(``etc-bernstein``) makes thousands of evaluations, and would take hours without them.
+``etc-bounded`` is ETC with this computation alone, the baseline of the one-switch agents; against
+``etc`` (exact settings) it shows what the computation costs. A sixth agent, ``etc-refit`` (the
+geometric refit schedule alone), was dropped while that schedule was ETC's default too (issue 12).
 """
 
 from __future__ import annotations
@@ -22,7 +23,7 @@ from agents.fetc import ETC_SWITCHES, FETCAgent
 
 class AblationAgent(FETCAgent):
     """ETC with exactly the switches of :attr:`component` set to FETC's values (and FETC's
-    computation bounds)."""
+    computation: the fast options and the bounds)."""
 
     component: ClassVar[dict[str, Any]] = {}
 
@@ -31,7 +32,7 @@ class AblationAgent(FETCAgent):
 
 
 class ETCBoundedAgent(AblationAgent):
-    """ETC with FETC's computation bounds and none of its components."""
+    """ETC with FETC's computation (fast options and bounds) and none of its components."""
 
     name = "etc-bounded"
 

@@ -14,7 +14,7 @@ import torch
 from agents import make_agent, registered_agents
 from agents.base import Agent, BaseAgent
 from agents.cvs import EstimatedCostUCBCVSAgent, UCBCVSAgent
-from agents.etc import ETC_EXACT_SETTINGS, ETCAgent
+from agents.etc import ETC_EXACT_SETTINGS, ETC_FAST_SETTINGS, ETCAgent
 from agents.psq import TSPSQAgent, UCBPSQAgent
 from agents.surrogate import SamplePath
 from bocvs_env.agent_registration import agent_class, required_params
@@ -356,7 +356,7 @@ def test_a_held_decision_is_replayed_while_its_spend_fits_the_hold() -> None:
 # --- FETC, its ablation, SADCBO and cost-aware EI ---------------------------------------------
 
 
-@pytest.mark.parametrize("model", [{}, ETC_EXACT_SETTINGS], ids=["defaults", "exact"])
+@pytest.mark.parametrize("model", [ETC_FAST_SETTINGS, ETC_EXACT_SETTINGS], ids=["fast", "exact"])
 def test_fetc_with_every_component_off_is_etc(model: Mapping[str, Any]) -> None:
     from agents.fetc import ETC_SWITCHES, FETCAgent
 
@@ -381,10 +381,10 @@ def test_each_ablation_agent_changes_one_switch_of_etc(name: str) -> None:
     params = make_agent(name, **FAST).params()
     changed = {k for k in ETC_SWITCHES if params[k] != ETC_SWITCHES[k]}
     assert changed == set(COMPONENTS[name])
-    etc = ETCAgent(**FAST).params()
+    etc = ETCAgent(**ETC_FAST_SETTINGS, **FAST).params()
     bounds = {k: params[k] for k in FRUGAL_COMPUTE}
     assert bounds == FRUGAL_COMPUTE and bounds != {k: etc[k] for k in FRUGAL_COMPUTE}
-    # ETC's other model options, whatever its defaults
+    # FETC's computation: ETC's other options as ETC_FAST_SETTINGS set them
     assert {k: params[k] for k in etc if k not in FRUGAL_COMPUTE} == {
         k: v for k, v in etc.items() if k not in FRUGAL_COMPUTE
     }

@@ -12,9 +12,10 @@ setting (:data:`FIXTURES`):
   :data:`agents.model_based.EXACT_SETTINGS` (ETC: :data:`agents.etc.ETC_EXACT_SETTINGS`), which
   were the defaults when it was recorded, before the acquisition was split into a package and
   the private SciPy L-BFGS-B routine was replaced;
-- ``defaults``, ``data/decisions_defaults.json``: the agents at their defaults (issue 12's fast
-  options), recorded when those became the defaults; TS-PSQ's and ETC-50's defaults are the
-  exact settings, so their episodes here equal those of ``exact``.
+- ``fast``, ``data/decisions_fast.json``: the agents with issue 12's fast options
+  (:data:`agents.model_based.FAST_SETTINGS`; ETC: :data:`agents.etc.ETC_FAST_SETTINGS`),
+  recorded when those became the defaults. They are UCB-PSQ's, UCB-CVS's and FETC's defaults;
+  ETC, ETC-50 and TS-PSQ went back to the exact settings after issue 12's check.
 
 In 10 rounds from 5 initial points the GP is fitted once (the first fit, at 5 points; the next
 refit comes at 15 points, after the last recorded round, under either schedule), so these pin
@@ -22,7 +23,7 @@ refit comes at 15 points, after the last recorded round, under either schedule),
 are pinned by ``test_refit_schedule.py`` and ``test_fast_options.py``.
 
 Regenerate one fixture (only when its decisions are meant to change, and say why in the
-commit): ``python tests/agents/test_decisions_unchanged.py --write defaults`` (or ``exact``).
+commit): ``python tests/agents/test_decisions_unchanged.py --write fast`` (or ``exact``).
 """
 
 from __future__ import annotations
@@ -37,8 +38,8 @@ import pytest
 import torch
 
 from agents import make_agent
-from agents.etc import ETC_EXACT_SETTINGS
-from agents.model_based import EXACT_SETTINGS, ModelBasedAgent
+from agents.etc import ETC_EXACT_SETTINGS, ETC_FAST_SETTINGS
+from agents.model_based import EXACT_SETTINGS, FAST_SETTINGS, ModelBasedAgent
 from bocvs_env.env import BOCVSEnv
 from bocvs_env.evaluation import public_info
 from bocvs_env.problems import GaussianCost, make_problem
@@ -47,7 +48,7 @@ from bocvs_env.problems.costs import COST_SETS
 #: The fixture of each setting.
 FIXTURES = {
     "exact": Path(__file__).parent / "data" / "decisions_before.json",
-    "defaults": Path(__file__).parent / "data" / "decisions_defaults.json",
+    "fast": Path(__file__).parent / "data" / "decisions_fast.json",
 }
 PROBLEM_NAMES = ("hartmann3", "hartmann6_12d", "ackley6_12d")
 AGENT_NAMES = ("etc", "ucb-psq", "ts-psq", "ucb-cvs", "etc-50")
@@ -70,6 +71,8 @@ def agent_params(name: str, costs: np.ndarray, setting: str) -> dict[str, Any]:
     params: dict[str, Any] = {}
     if setting == "exact":
         params.update(ETC_EXACT_SETTINGS if name == "etc" else EXACT_SETTINGS)
+    else:
+        params.update(ETC_FAST_SETTINGS if name == "etc" else FAST_SETTINGS)
     if name == "ucb-cvs":
         params.update(costs=costs, cutoff=5)
     if name == "etc-50":

@@ -1,8 +1,10 @@
 """The options that make decisions cheaper at some cost in precision (issue 12): fewer samples when
 polishing, ETC's max-LCB tracked from last round's maximizers, a cap on refit iterations. Each
-changes what it says. They are the agents' defaults; the exact settings
-(:data:`agents.model_based.EXACT_SETTINGS`, :data:`agents.etc.ETC_EXACT_SETTINGS`) turn them off,
-and then the agents decide as first implemented (see test_decisions_unchanged.py)."""
+changes what it says. They (:data:`agents.model_based.FAST_SETTINGS`,
+:data:`agents.etc.ETC_FAST_SETTINGS`) are the defaults of UCB-PSQ, UCB-CVS and FETC; ETC, ETC-50
+and TS-PSQ keep the exact settings (:data:`agents.model_based.EXACT_SETTINGS`,
+:data:`agents.etc.ETC_EXACT_SETTINGS`), with which the agents decide as first implemented (see
+test_decisions_unchanged.py)."""
 
 from __future__ import annotations
 
@@ -16,8 +18,8 @@ import torch
 from agents import make_agent
 from agents.acquisition import ExpectedAcquisition
 from agents.acquisition.closed_form import GPClosedForm
-from agents.etc import ETC_EXACT_SETTINGS, ETCAgent
-from agents.model_based import EXACT_SETTINGS
+from agents.etc import ETC_EXACT_SETTINGS, ETC_FAST_SETTINGS, ETCAgent
+from agents.model_based import EXACT_SETTINGS, FAST_SETTINGS
 from agents.surrogate import GPSurrogate
 from agents.surrogate.fitting import MAPFitter, initial_hyperparameters
 from bocvs_env.agent_registration import accepted_params
@@ -128,7 +130,8 @@ def play_etc(agent: ETCAgent, rounds: int) -> list[tuple[int, str]]:
 
 @pytest.mark.parametrize("tracking", ["polish", "revalue"])
 def test_etc_tracks_its_lcb_between_refits_and_maximizes_afresh_after_each(tracking: str) -> None:
-    calls = play_etc(ETCAgent(lcb_tracking=tracking, refit_every=3), 12)  # type: ignore[arg-type]
+    options = {**ETC_FAST_SETTINGS, "lcb_tracking": tracking, "refit_every": 3}
+    calls = play_etc(ETCAgent(**options), 12)
     kinds = [kind for _, kind in calls]
     assert "polish_from" in kinds
     for (refits, kind), (before, _) in zip(calls[1:], calls, strict=False):
@@ -175,12 +178,19 @@ def components(agent: ETCAgent) -> tuple[Any, ...]:
     )
 
 
-def test_the_fast_options_are_the_defaults_and_the_exact_settings_turn_them_off() -> None:
-    assert components(ETCAgent()) == (32, "geometric", 20, "revalue")
-    exact = (None, "every", None, "off")
-    assert components(ETCAgent(**ETC_EXACT_SETTINGS)) == exact
+def test_etc_is_exact_by_default_and_fetc_takes_the_fast_options() -> None:
+    fast, exact = (32, "geometric", 20, "revalue"), (None, "every", None, "off")
+    assert components(ETCAgent()) == exact
     assert components(ETCAgent(exact=True)) == exact
+    assert components(ETCAgent(**ETC_FAST_SETTINGS)) == fast
     assert dict(ETC_EXACT_SETTINGS) == {**EXACT_SETTINGS, "lcb_tracking": "off"}
+    assert dict(ETC_FAST_SETTINGS) == {**FAST_SETTINGS, "lcb_tracking": "revalue"}
+    fetc = make_agent("fetc")
+    assert isinstance(fetc, ETCAgent) and components(fetc) == fast
+    fetc_exact = make_agent("fetc", exact=True)
+    assert isinstance(fetc_exact, ETCAgent) and components(fetc_exact) == exact
+    psq = make_agent("ucb-psq").params()  # type: ignore[attr-defined]
+    assert {k: psq[k] for k in FAST_SETTINGS} == FAST_SETTINGS
     psq = make_agent("ucb-psq", exact=True).params()  # type: ignore[attr-defined]
     assert {k: psq[k] for k in EXACT_SETTINGS} == EXACT_SETTINGS
 
@@ -196,7 +206,7 @@ def test_exact_refuses_a_fast_option_it_would_replace() -> None:
 
 
 def test_polish_samples_of_at_least_n_samples_polishes_with_every_sample() -> None:
-    assert components(ETCAgent(n_samples=16))[0] is None  # the default 32 > 16 samples
+    assert components(ETCAgent(**ETC_FAST_SETTINGS, n_samples=16))[0] is None  # 32 > 16
     assert components(ETCAgent(n_samples=64, polish_samples=64))[0] is None
     with pytest.raises(ValueError, match="polish_samples"):
         ETCAgent(polish_samples=0)

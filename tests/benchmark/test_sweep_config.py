@@ -247,7 +247,7 @@ def test_the_fast_options_check_pairs_every_paper_agent_with_its_exact_variant()
         settings = ETC_EXACT_SETTINGS if name == "etc" else EXACT_SETTINGS
         assert {k: exact[k] for k in settings} == settings
         fast = make_agent(name).params()
-        if name in ("ts-psq", "etc-50"):  # their defaults are the exact settings (the check)
+        if name in ("etc", "ts-psq", "etc-50"):  # their defaults are exact (the check)
             assert {k: fast[k] for k in settings} == settings
         else:
             assert all(fast[k] != v for k, v in settings.items())  # every option differs
