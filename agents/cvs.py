@@ -44,6 +44,10 @@ class UCBCVSAgent(ModelBasedAgent):
     The decision log has one entry per round: ``set``, ``value``, ``eps``, ``values`` (all
     ``v_i``) and ``costs`` (the costs compared).
 
+    Its defaults are the exact settings (:data:`agents.model_based.EXACT_SETTINGS`): issue 12's
+    check did not cover UCB-CVS (it is not in the paper's grid), and a default moves only where
+    the check holds; the fast options (:data:`agents.model_based.FAST_SETTINGS`) are options.
+
     Args:
         costs: ``m`` mean costs, one per control set.
         eps0: the initial slack (the paper: 2).
@@ -64,7 +68,7 @@ class UCBCVSAgent(ModelBasedAgent):
         cutoff: float | None = None,
         **model: Any,
     ) -> None:
-        super().__init__(**model)
+        super().__init__(**{**EXACT_SETTINGS, **model})
         if self.cost_source == "true":
             if costs is None:
                 raise ValueError(

@@ -433,7 +433,8 @@ class ModelBasedAgent(BaseAgent):
 #: The model options' fast defaults (issue 12: ``polish_samples=32``, geometric refits capped at
 #: 20 iterations), the counterpart of :data:`EXACT_SETTINGS`, read from
 #: :class:`ModelBasedAgent`'s signature. The defaults of UCB-PSQ, FETC and the agents after it;
-#: ETC, ETC-50 and TS-PSQ keep the exact settings, which issue 12's check found better for them.
+#: ETC, ETC-50 and TS-PSQ keep the exact settings, which issue 12's check found better for them,
+#: and UCB-CVS, which it did not cover.
 FAST_SETTINGS: Mapping[str, Any] = MappingProxyType(
     {k: inspect.signature(ModelBasedAgent.__init__).parameters[k].default for k in EXACT_SETTINGS}
 )

@@ -14,8 +14,9 @@ setting (:data:`FIXTURES`):
   the private SciPy L-BFGS-B routine was replaced;
 - ``fast``, ``data/decisions_fast.json``: the agents with issue 12's fast options
   (:data:`agents.model_based.FAST_SETTINGS`; ETC: :data:`agents.etc.ETC_FAST_SETTINGS`),
-  recorded when those became the defaults. They are UCB-PSQ's, UCB-CVS's and FETC's defaults;
-  ETC, ETC-50 and TS-PSQ went back to the exact settings after issue 12's check.
+  recorded when those became the defaults. They are UCB-PSQ's and FETC's defaults; ETC,
+  ETC-50 and TS-PSQ went back to the exact settings after issue 12's check, and UCB-CVS, which
+  it did not cover, too.
 
 In 10 rounds from 5 initial points the GP is fitted once (the first fit, at 5 points; the next
 refit comes at 15 points, after the last recorded round, under either schedule), so these pin

@@ -1,8 +1,8 @@
 """The options that make decisions cheaper at some cost in precision (issue 12): fewer samples when
 polishing, ETC's max-LCB tracked from last round's maximizers, a cap on refit iterations. Each
 changes what it says. They (:data:`agents.model_based.FAST_SETTINGS`,
-:data:`agents.etc.ETC_FAST_SETTINGS`) are the defaults of UCB-PSQ, UCB-CVS and FETC; ETC, ETC-50
-and TS-PSQ keep the exact settings (:data:`agents.model_based.EXACT_SETTINGS`,
+:data:`agents.etc.ETC_FAST_SETTINGS`) are the defaults of UCB-PSQ and FETC; ETC, ETC-50, TS-PSQ
+and UCB-CVS keep the exact settings (:data:`agents.model_based.EXACT_SETTINGS`,
 :data:`agents.etc.ETC_EXACT_SETTINGS`), with which the agents decide as first implemented (see
 test_decisions_unchanged.py)."""
 
@@ -287,10 +287,11 @@ def test_the_played_query_is_polished_again_on_every_sample(name: str) -> None:
     assert all(value == pytest.approx(found, rel=1e-9) for _, found, value in kept)
 
 
-@pytest.mark.parametrize("name", ["ts-psq", "etc-50"])
-def test_ts_psq_and_etc_50_keep_the_exact_settings_by_default(name: str) -> None:
-    """Issue 12's check found TS-PSQ and ETC-50 worse with the fast options: their defaults stay
-    exact while UCB-PSQ's (same class family) take the fast options; one option still moves."""
+@pytest.mark.parametrize("name", ["ts-psq", "etc-50", "ucb-cvs-est"])
+def test_the_agents_the_check_did_not_clear_keep_the_exact_settings(name: str) -> None:
+    """Issue 12's check found TS-PSQ and ETC-50 worse with the fast options and did not cover
+    UCB-CVS: their defaults stay exact while UCB-PSQ's (same class family) take the fast
+    options; one option still moves."""
     own = make_agent(name).params()  # type: ignore[attr-defined]
     assert {k: own[k] for k in EXACT_SETTINGS} == EXACT_SETTINGS
     ucb = make_agent("ucb-psq").params()  # type: ignore[attr-defined]
