@@ -3,7 +3,9 @@ CArBO) over the expectation of the random inputs, with a learned cost model."""
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Mapping
+from types import MappingProxyType
+from typing import Any, ClassVar
 
 import numpy as np
 import scipy.optimize
@@ -69,6 +71,9 @@ class CostCooledEIAgent(ModelBasedAgent):
     """
 
     name = "ei-cost"
+    model_defaults: ClassVar[Mapping[str, Any]] = MappingProxyType(
+        {**ModelBasedAgent.model_defaults, **FRUGAL_COMPUTE}
+    )
 
     def __init__(
         self,
@@ -78,7 +83,7 @@ class CostCooledEIAgent(ModelBasedAgent):
         n_refine: int = 2,
         **model: Any,
     ) -> None:
-        super().__init__(**{**FRUGAL_COMPUTE, **model})
+        super().__init__(**model)
         if cost_prior is not None and not cost_prior > 0:
             raise ValueError(f"cost_prior must be positive, got {cost_prior!r}")
         if n_refine < 1:

@@ -3,7 +3,8 @@ ETC-50 variant."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from types import MappingProxyType
 from typing import Any, ClassVar
 
 import numpy as np
@@ -56,6 +57,9 @@ class UCBCVSAgent(ModelBasedAgent):
     """
 
     name = "ucb-cvs"
+    model_defaults: ClassVar[Mapping[str, Any]] = MappingProxyType(
+        {**ModelBasedAgent.model_defaults, **EXACT_SETTINGS}
+    )
     cost_source = "true"
     required_params: ClassVar[tuple[str, ...]] = ("costs",)
     #: The benchmark grants the problem's true mean costs as ``costs``.
@@ -68,7 +72,7 @@ class UCBCVSAgent(ModelBasedAgent):
         cutoff: float | None = None,
         **model: Any,
     ) -> None:
-        super().__init__(**{**EXACT_SETTINGS, **model})
+        super().__init__(**model)
         if self.cost_source == "true":
             if costs is None:
                 raise ValueError(
@@ -163,11 +167,14 @@ class ETC50Agent(UCBPSQAgent):
     """
 
     name = "etc-50"
+    model_defaults: ClassVar[Mapping[str, Any]] = MappingProxyType(
+        {**ModelBasedAgent.model_defaults, **EXACT_SETTINGS}
+    )
 
     def __init__(
         self, rounds_per_group: int = ROUNDS_PER_GROUP, positional_size: int = 3, **psq: Any
     ) -> None:
-        super().__init__(**{**EXACT_SETTINGS, **psq})
+        super().__init__(**psq)
         if rounds_per_group < 1:
             raise ValueError(f"rounds_per_group must be >= 1, got {rounds_per_group!r}")
         if positional_size < 1:

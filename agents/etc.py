@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping
 from types import MappingProxyType
-from typing import Any, Literal, get_args
+from typing import Any, ClassVar, Literal, get_args
 
 import numpy as np
 
@@ -23,7 +23,7 @@ from agents.decisions import (
     round_robin_set,
     select_s1,
 )
-from agents.model_based import EXACT_SETTINGS, FAST_SETTINGS, ModelBasedAgent, exact_options
+from agents.model_based import EXACT_SETTINGS, FAST_SETTINGS, UNSET, ModelBasedAgent, Unset
 
 #: The values of ETC's ``lcb_tracking`` option.
 LcbTracking = Literal["off", "polish", "revalue"]
@@ -108,19 +108,21 @@ class ETCAgent(ModelBasedAgent):
     """
 
     name = "etc"
+    model_defaults: ClassVar[Mapping[str, Any]] = MappingProxyType(
+        {**ModelBasedAgent.model_defaults, **ETC_EXACT_SETTINGS}
+    )
+    exact_settings: ClassVar[Mapping[str, Any]] = ETC_EXACT_SETTINGS
 
     def __init__(
         self,
         explore_fraction: float = 0.6,
         alpha0: float = 0.1,
         halve_every: int | None = None,
-        lcb_tracking: LcbTracking = "off",
+        lcb_tracking: LcbTracking | Unset = UNSET,
         **model: Any,
     ) -> None:
-        super().__init__(**{**EXACT_SETTINGS, **model})
-        if self.exact:
-            given = {"lcb_tracking": lcb_tracking}
-            (lcb_tracking,) = exact_options(ETCAgent.__init__, given, ETC_EXACT_SETTINGS).values()
+        super().__init__(**model)
+        (lcb_tracking,) = self.resolve_options(lcb_tracking=lcb_tracking).values()
         if not 0.0 <= explore_fraction <= 1.0:
             raise ValueError(f"explore_fraction must be in [0, 1], got {explore_fraction!r}")
         if not 0.0 <= alpha0 < 1.0:

@@ -4,7 +4,9 @@ modes fixed, one constructor switch per fix (see docs/agents/fetc.md)."""
 from __future__ import annotations
 
 import math
-from typing import Any, Literal
+from collections.abc import Mapping
+from types import MappingProxyType
+from typing import Any, ClassVar, Literal
 
 import numpy as np
 
@@ -104,6 +106,9 @@ class FETCAgent(ETCAgent):
     """
 
     name = "fetc"
+    model_defaults: ClassVar[Mapping[str, Any]] = MappingProxyType(
+        {**ETCAgent.model_defaults, **ETC_FAST_SETTINGS, **FRUGAL_COMPUTE}
+    )
 
     def __init__(
         self,
@@ -120,8 +125,7 @@ class FETCAgent(ETCAgent):
         exploit_query: Literal["ts", "ucb"] = "ts",
         **etc: Any,
     ) -> None:
-        fast = {} if etc.get("exact") else ETC_FAST_SETTINGS
-        super().__init__(**{**FRUGAL_COMPUTE, **fast, **etc})
+        super().__init__(**etc)
         for label, value, allowed in (
             ("allocation", allocation, ("spend", "count")),
             ("cost_bound", cost_bound, ("bernstein", "hoeffding")),

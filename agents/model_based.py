@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-import inspect
+import enum
 import math
 from abc import abstractmethod
 from collections.abc import Callable, Mapping, Sequence
 from types import MappingProxyType
-from typing import Any, Literal
+from typing import Any, ClassVar, Literal
 
 import numpy as np
 import torch
@@ -46,21 +46,24 @@ EXACT_SETTINGS: Mapping[str, Any] = MappingProxyType(
 FRUGAL_COMPUTE: Mapping[str, Any] = MappingProxyType({"max_data": 512, "hold": 0.005})
 
 
-def exact_options(
-    owner: Callable[..., Any], given: Mapping[str, Any], settings: Mapping[str, Any]
-) -> dict[str, Any]:
-    """The values of ``settings`` for the options in ``given`` (name -> the value passed to
-    ``owner``), as ``exact=True`` asks.
+#: The model options' fast defaults (issue 12: ``polish_samples=32``, geometric refits capped at
+#: 20 iterations), the counterpart of :data:`EXACT_SETTINGS`: the defaults of UCB-PSQ, FETC and
+#: the agents after it. ETC, ETC-50 and TS-PSQ keep the exact settings, which issue 12's check
+#: found better for them, and so does UCB-CVS, which it did not cover.
+FAST_SETTINGS: Mapping[str, Any] = MappingProxyType(
+    {"polish_samples": 32, "refit_schedule": "geometric", "refit_maxiter": 20}
+)
 
-    Raises:
-        ValueError: naming the options given a value that is neither ``owner``'s default nor
-            the exact one (``exact=True`` would silently replace it).
-    """
-    defaults = inspect.signature(owner).parameters
-    clash = sorted(k for k, v in given.items() if v not in (defaults[k].default, settings[k]))
-    if clash:
-        raise ValueError(f"exact=True sets {clash} itself; leave them out or set exact=False")
-    return {k: settings[k] for k in given}
+
+class Unset(enum.Enum):
+    """The type of :data:`UNSET`."""
+
+    UNSET = "unset"
+
+
+#: The default of the options whose default is the agent class's
+#: (:attr:`ModelBasedAgent.model_defaults`): it tells "not given" from any value.
+UNSET = Unset.UNSET
 
 
 class ModelBasedAgent(BaseAgent):
@@ -128,14 +131,25 @@ class ModelBasedAgent(BaseAgent):
             end (ETC's exploration budget) by less than ``hold * budget``, and what a subclass
             counts per decision counts decisions, not plays (ETC's exploitation rounds, after
             every ``d`` of which ``alpha`` is halved).
-        exact: ``True`` replaces ``refit_schedule``, ``polish_samples`` and ``refit_maxiter``
-            (ETC: also ``lcb_tracking``) by :data:`EXACT_SETTINGS`: the computations as first
-            implemented, before issue 12's fast options became the defaults. A sweep config
-            names these settings this way (TOML has no ``None``).
+        exact: ``True`` sets the options of :attr:`exact_settings` (:data:`EXACT_SETTINGS`;
+            ETC's also ``lcb_tracking``): the computations as first implemented, before issue
+            12's fast options became the defaults; it refuses any other value given for them.
+            A sweep config names these settings this way (TOML has no ``None``).
 
-    Every option is passed to the :class:`GPSurrogate` and :class:`ExpectedAcquisition`
-    explicitly: these are the agents' defaults, where the components' own are the exact ones.
+    ``refit_schedule``, ``polish_samples``, ``refit_maxiter``, ``max_data`` and ``hold`` not
+    given take the agent class's :attr:`model_defaults`. Every option is passed to the
+    :class:`GPSurrogate` and :class:`ExpectedAcquisition` explicitly: these are the agents'
+    defaults, where the components' own are the exact ones.
     """
+
+    #: The defaults of the options left :data:`UNSET`, by name: the fast options
+    #: (:data:`FAST_SETTINGS`) and no computation bounds; a subclass overrides some (ETC's are
+    #: the exact settings, FETC's the fast ones with :data:`FRUGAL_COMPUTE`).
+    model_defaults: ClassVar[Mapping[str, Any]] = MappingProxyType(
+        {**FAST_SETTINGS, "max_data": None, "hold": None}
+    )
+    #: What ``exact=True`` sets, by option name.
+    exact_settings: ClassVar[Mapping[str, Any]] = EXACT_SETTINGS
 
     def __init__(
         self,
@@ -144,7 +158,7 @@ class ModelBasedAgent(BaseAgent):
         noise: float = 1e-4,
         outputscale: float = 1.0,
         refit_every: int = 10,
-        refit_schedule: RefitSchedule = "geometric",
+        refit_schedule: RefitSchedule | Unset = UNSET,
         refit_factor: float = 1.25,
         n_samples: int = 128,
         raw_samples: int = 256,
@@ -152,26 +166,26 @@ class ModelBasedAgent(BaseAgent):
         maxiter: int = 100,
         beta: float = 2.0,
         n_incumbents: int = 3,
-        polish_samples: int | None = 32,
+        polish_samples: int | Unset | None = UNSET,
         polish_played: bool = True,
-        refit_maxiter: int | None = 20,
-        max_data: int | None = None,
-        hold: float | None = None,
+        refit_maxiter: int | Unset | None = UNSET,
+        max_data: int | Unset | None = UNSET,
+        hold: float | Unset | None = UNSET,
         exact: bool = False,
     ) -> None:
         super().__init__()
-        if exact:
-            given = {
-                "polish_samples": polish_samples,
-                "refit_schedule": refit_schedule,
-                "refit_maxiter": refit_maxiter,
-            }
-            polish_samples, refit_schedule, refit_maxiter = exact_options(
-                ModelBasedAgent.__init__, given, EXACT_SETTINGS
-            ).values()
+        self.exact = exact
+        options = self.resolve_options(
+            refit_schedule=refit_schedule,
+            polish_samples=polish_samples,
+            refit_maxiter=refit_maxiter,
+            max_data=max_data,
+            hold=hold,
+        )
         if surrogate_mode not in ("fixed", "fitted"):
             raise ValueError(f"surrogate_mode must be 'fixed' or 'fitted', got {surrogate_mode!r}")
-        check_refit_schedule(refit_schedule, refit_factor)
+        self.refit_schedule: RefitSchedule = options["refit_schedule"]
+        check_refit_schedule(self.refit_schedule, refit_factor)
         if beta < 0:
             raise ValueError(f"beta must be >= 0, got {beta!r}")
         self.surrogate_mode = surrogate_mode
@@ -179,7 +193,6 @@ class ModelBasedAgent(BaseAgent):
         self.noise = noise
         self.outputscale = outputscale
         self.refit_every = refit_every
-        self.refit_schedule: RefitSchedule = refit_schedule
         self.refit_factor = refit_factor
         self.n_samples = n_samples
         self.raw_samples = raw_samples
@@ -189,22 +202,43 @@ class ModelBasedAgent(BaseAgent):
         if n_incumbents < 0:
             raise ValueError(f"n_incumbents must be >= 0, got {n_incumbents!r}")
         self.n_incumbents = n_incumbents
-        if polish_samples is not None and not (
-            isinstance(polish_samples, int) and polish_samples >= 1
+        self.polish_samples: int | None = options["polish_samples"]
+        if self.polish_samples is not None and not (
+            isinstance(self.polish_samples, int) and self.polish_samples >= 1
         ):
             raise ValueError(
-                f"polish_samples must be None or a positive integer, got {polish_samples!r}"
+                f"polish_samples must be None or a positive integer, got {self.polish_samples!r}"
             )
-        self.polish_samples = polish_samples
         self.polish_played = polish_played
-        self.refit_maxiter = refit_maxiter
-        if max_data is not None and not (isinstance(max_data, int) and max_data >= 2):
-            raise ValueError(f"max_data must be None or an integer >= 2, got {max_data!r}")
-        if hold is not None and not 0.0 < hold < 1.0:
-            raise ValueError(f"hold must be None or in (0, 1), got {hold!r}")
-        self.max_data = max_data
-        self.hold = hold
-        self.exact = exact
+        self.refit_maxiter: int | None = options["refit_maxiter"]
+        self.max_data: int | None = options["max_data"]
+        if self.max_data is not None and not (
+            isinstance(self.max_data, int) and self.max_data >= 2
+        ):
+            raise ValueError(f"max_data must be None or an integer >= 2, got {self.max_data!r}")
+        self.hold: float | None = options["hold"]
+        if self.hold is not None and not 0.0 < self.hold < 1.0:
+            raise ValueError(f"hold must be None or in (0, 1), got {self.hold!r}")
+
+    def resolve_options(self, **given: Any) -> dict[str, Any]:
+        """The values of the options ``given`` (name -> the value passed, maybe :data:`UNSET`):
+        :attr:`exact_settings`' with ``exact=True``, else the value given, else the class's
+        :attr:`model_defaults`.
+
+        Raises:
+            ValueError: with ``exact=True``, naming the options given another value than the
+                exact one (``exact=True`` would silently replace it).
+        """
+        exact = self.exact_settings if self.exact else {}
+        clash = sorted(
+            k for k, v in given.items() if k in exact and v is not UNSET and v != exact[k]
+        )
+        if clash:
+            raise ValueError(f"exact=True sets {clash} itself; leave them out or set exact=False")
+        return {
+            k: exact[k] if k in exact else self.model_defaults[k] if v is UNSET else v
+            for k, v in given.items()
+        }
 
     def resolved_lengthscale(self) -> float:
         """The lengthscale in use: the parameter, or the reference value for the task."""
@@ -428,13 +462,3 @@ class ModelBasedAgent(BaseAgent):
             "hold": self.hold,
             "exact": self.exact,
         }
-
-
-#: The model options' fast defaults (issue 12: ``polish_samples=32``, geometric refits capped at
-#: 20 iterations), the counterpart of :data:`EXACT_SETTINGS`, read from
-#: :class:`ModelBasedAgent`'s signature. The defaults of UCB-PSQ, FETC and the agents after it;
-#: ETC, ETC-50 and TS-PSQ keep the exact settings, which issue 12's check found better for them,
-#: and UCB-CVS, which it did not cover.
-FAST_SETTINGS: Mapping[str, Any] = MappingProxyType(
-    {k: inspect.signature(ModelBasedAgent.__init__).parameters[k].default for k in EXACT_SETTINGS}
-)

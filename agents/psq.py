@@ -3,8 +3,9 @@ queries": the best set and query by an optimistic score, ignoring cost."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import Any
+from collections.abc import Callable, Mapping
+from types import MappingProxyType
+from typing import Any, ClassVar
 
 from torch import Tensor
 
@@ -79,9 +80,12 @@ class TSPSQAgent(UCBPSQAgent):
     """
 
     name = "ts-psq"
+    model_defaults: ClassVar[Mapping[str, Any]] = MappingProxyType(
+        {**ModelBasedAgent.model_defaults, **EXACT_SETTINGS}
+    )
 
     def __init__(self, prefer_full_set: bool = True, **model: Any) -> None:
-        super().__init__(prefer_full_set, **{**EXACT_SETTINGS, **model})
+        super().__init__(prefer_full_set, **model)
 
     def score(self) -> Bound | Callable[[Tensor], Tensor]:
         return self.sample_path()

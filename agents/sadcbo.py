@@ -4,7 +4,9 @@ optimization", AISTATS/UAI 2024, arXiv:2305.14120), adapted to BOCVS."""
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Mapping
+from types import MappingProxyType
+from typing import Any, ClassVar
 
 import numpy as np
 import torch
@@ -65,6 +67,9 @@ class SADCBOAgent(ModelBasedAgent):
     """
 
     name = "sadcbo"
+    model_defaults: ClassVar[Mapping[str, Any]] = MappingProxyType(
+        {**ModelBasedAgent.model_defaults, **FRUGAL_COMPUTE}
+    )
 
     def __init__(
         self,
@@ -73,7 +78,7 @@ class SADCBOAgent(ModelBasedAgent):
         relevance_points: int = 3,
         **model: Any,
     ) -> None:
-        super().__init__(**{**FRUGAL_COMPUTE, **model})
+        super().__init__(**model)
         if not 0.0 <= threshold <= 1.0:
             raise ValueError(f"threshold must be in [0, 1], got {threshold!r}")
         if warmup is not None and warmup < 0:

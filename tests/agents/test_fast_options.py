@@ -201,6 +201,10 @@ def test_exact_refuses_a_fast_option_it_would_replace() -> None:
             make_agent("ucb-psq", exact=True, **option)
     with pytest.raises(ValueError, match=r"exact=True sets \['lcb_tracking'\]"):
         ETCAgent(exact=True, lcb_tracking="polish")
+    # a fast value that equals some default is refused too, on agents exact by default as well
+    for name, option in (("etc", {"polish_samples": 32}), ("ts-psq", {"refit_maxiter": 20})):
+        with pytest.raises(ValueError, match="exact=True sets"):
+            make_agent(name, exact=True, **option)
     again = ETCAgent(**ETCAgent(exact=True).params())  # its own parameters build it again
     assert components(again) == (None, "every", None, "off")
 
