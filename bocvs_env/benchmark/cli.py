@@ -250,13 +250,13 @@ def _cmd_run(args: argparse.Namespace) -> int:
 
 
 def _cmd_status(args: argparse.Namespace) -> int:
-    from bocvs_env.benchmark.store import ResultStore
+    from bocvs_env.benchmark.store import ResultStore, writable_here
     from bocvs_env.benchmark.sweep import pending_runs
 
     with ResultStore(args.store, readonly=True) as store:
         sweep = _sweep(args, store)
         sweeps = [sweep] if sweep is not None else list(store.sweeps().values())
-        note = "" if store.writable else " (read-only here: bocvs run cannot add to it)"
+        note = "" if writable_here(store.path) else " (read-only here: bocvs run cannot add to it)"
         print(f"{args.store}: {len(store)} runs{note}")
         for s in sweeps:
             pending, done = pending_runs(s, store)

@@ -297,6 +297,12 @@ def _access_error(path: Path, err: sqlite3.Error, doing: str) -> Exception:
     return StoreAccessError(f"cannot {doing} the result store {path}: {err}")
 
 
+def writable_here(path: Path) -> bool:
+    """Whether this process could write the store at ``path`` (its file and its folder),
+    however a handle to it was opened."""
+    return all(os.access(p, os.W_OK) for p in (path, path.parent))
+
+
 def _connect_readonly(path: Path, timeout: float) -> sqlite3.Connection:
     """A connection that cannot write: ``query_only`` (which leaves no ``-wal``/``-shm``
     behind in a writable folder), else ``mode=ro``, else ``immutable=1`` when no write-ahead
@@ -395,10 +401,8 @@ class ResultStore:
 
     @property
     def writable(self) -> bool:
-        """Whether this process may write the store (its file and its folder)."""
-        return not self.readonly and all(
-            os.access(p, os.W_OK) for p in (self.path, self.path.parent)
-        )
+        """Whether this handle may write the store: not ``readonly``, and :func:`writable_here`."""
+        return not self.readonly and writable_here(self.path)
 
     def close(self) -> None:
         """Close the connection."""

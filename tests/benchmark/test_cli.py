@@ -56,7 +56,8 @@ def test_run_again_skips_everything(ran: tuple[Path, str, str], capsys, sweep) -
 def test_status_table_plot_export(ran: tuple[Path, str, str], tmp_path: Path, capsys) -> None:
     store = str(ran[0])
     assert main(["status", "--store", store]) == 0
-    assert "sweep 'tiny': 2 / 2 done" in capsys.readouterr().out
+    out = capsys.readouterr().out
+    assert "sweep 'tiny': 2 / 2 done" in out and "read-only" not in out  # status only reads
     assert main(["status", "--store", store, *SWEEP, "--seeds", "3"]) == 0
     assert "2 / 3 done" in capsys.readouterr().out
     assert main(["table", "--store", store, "--sweep", "tiny"]) == 0
