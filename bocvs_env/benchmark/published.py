@@ -29,6 +29,7 @@ import numpy as np
 
 from bocvs_env.benchmark.config import CONFIG_VERSION, RunConfig, SweepConfig
 from bocvs_env.benchmark.export import PROVENANCE_COLUMNS, require_pandas, runs_frame
+from bocvs_env.benchmark.runner import RunResult
 from bocvs_env.benchmark.store import ResultStore, StoredRun
 from bocvs_env.evaluation import EpisodeRecord
 
@@ -253,6 +254,28 @@ class PublishedRuns:
         by_key = {k: g.sort_values("step") for k, g in steps.groupby("key", sort=False)}
         empty = steps.iloc[:0]
         return [_stored_run(row, by_key.get(row["key"], empty)) for row in frame.to_dict("records")]
+
+
+def restore_store(source: PublishedRuns, store: ResultStore) -> int:
+    """Add the published runs of ``source`` (and their sweeps) to ``store``; how many it had
+    not held.
+
+    The store then resumes a sweep after them (``bocvs run`` skips their configurations) and
+    publishes them again as they were: their configuration, steps, final figures and
+    provenance (commit, versions, host, times) are kept; what a published folder leaves out is
+    not (the queries ``x``, the noisy ``y``, which read back as NaN, and the decision logs).
+    This carries a sweep across machines that keep only the published folder.
+    """
+    held = store.sweeps()
+    for name, sweep in source.sweeps().items():
+        if name not in held:  # a sweep the store records already keeps its configuration
+            store.register_sweep(sweep)
+    added = 0
+    for run in source.runs():
+        provenance = {k: v for k, v in run.provenance.items() if k not in ("git_commit", "sweep")}
+        result = RunResult(run.config, run.record, provenance)
+        added += store.add(result, run.sweep, git_commit=run.provenance.get("git_commit"))
+    return added
 
 
 def add_source_arguments(parser: argparse.ArgumentParser) -> None:

@@ -20,6 +20,7 @@ from bocvs_env.benchmark.published import (
     PublishedRuns,
     open_runs,
     publish,
+    restore_store,
 )
 from bocvs_env.benchmark.store import ResultStore, StoredRun
 from bocvs_env.benchmark.tables import summary_markdown
@@ -66,6 +67,27 @@ def test_published_runs_give_the_same_figures(two_agent_store: Path, published: 
     rows = [c.row() for c in compare_runs(stored, n_resamples=200)]
     assert rows and rows == [c.row() for c in compare_runs(back, n_resamples=200)]
     assert claims.claims_markdown(back, 200) == claims.claims_markdown(stored, 200)
+
+
+def test_a_store_restored_from_the_published_folder_resumes_and_publishes_the_same(
+    published: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A sweep carried to another machine by its published folder alone: the store rebuilt
+    from it skips the finished runs and publishes them again unchanged."""
+    restored = tmp_path / "restored.db"
+    with ResultStore(restored) as store:
+        assert restore_store(PublishedRuns(published), store) == 4
+        assert restore_store(PublishedRuns(published), store) == 0  # nothing twice
+        assert set(store.sweeps()) == {"tiny"}
+    assert main(["run", "--sweep", "tiny", "--store", str(restored), "--no-plot"]) == 0
+    assert "2 runs, 2 already in the store, 0 to run" in capsys.readouterr().err
+    again = tmp_path / "again"
+    assert main(["publish", "--store", str(restored), "--out", str(again)]) == 0
+    for name in (RUNS_FILE, STEPS_FILE):
+        pd.testing.assert_frame_equal(
+            pd.read_parquet(again / name), pd.read_parquet(published / name)
+        )
+    assert (again / "sweeps.json").read_text() == (published / "sweeps.json").read_text()
 
 
 def test_plot_and_export_read_the_published_folder(published: Path, tmp_path: Path) -> None:

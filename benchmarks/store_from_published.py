@@ -1,0 +1,37 @@
+"""Rebuild a result store from a published folder, so that a sweep resumes after its runs.
+
+A long sweep that outlives its machine (issue 14's grid ran over several sessions, on machines
+that keep only what is committed) is carried by its published folder: at the end of a session
+``bocvs publish`` writes the runs so far, which are committed; on the next machine this script
+rebuilds a store from them and ``bocvs run`` goes on where it stopped. The rebuilt runs lack
+what publishing leaves out (``x``, ``y``, the decision logs) and publish again unchanged
+(:func:`bocvs_env.benchmark.published.restore_store`).
+
+    python benchmarks/store_from_published.py --data benchmarks/results/grid_cdeb3b2 \
+        --store results/grid/bocvs.db
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from bocvs_env.benchmark.published import PublishedRuns, restore_store
+from bocvs_env.benchmark.store import ResultStore
+
+
+def main() -> None:
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
+    p.add_argument("--data", type=Path, required=True, help="a folder written by bocvs publish")
+    p.add_argument("--store", type=Path, required=True, help="the store to add the runs to")
+    args = p.parse_args()
+    source = PublishedRuns(args.data)
+    with ResultStore(args.store) as store:
+        added = restore_store(source, store)
+        total = len(store)
+    sys.stdout.write(f"{args.store}: {added} runs added from {args.data}, {total} in all\n")
+
+
+if __name__ == "__main__":
+    main()
