@@ -51,7 +51,7 @@ from typing import Any
 import numpy as np
 
 REPO = Path(__file__).resolve().parents[1]
-PROBLEM = {"problem": "hartmann6_12d", "cost_set": "cheap", "variance": 0.02}
+PROBLEM: dict[str, Any] = {"problem": "hartmann6_12d", "cost_set": "cheap", "variance": 0.02}
 METHODS = ("reference", "ucb-psq", "etc")
 
 
@@ -65,7 +65,9 @@ def _set_threads(threads: int) -> None:
 def _vm(field: str) -> float:
     """A ``/proc/self/status`` memory field (``VmRSS``, ``VmHWM``) in MB."""
     text = Path("/proc/self/status").read_text()
-    return int(re.search(rf"{field}:\s+(\d+)", text).group(1)) / 1024
+    match = re.search(rf"{field}:\s+(\d+)", text)
+    assert match is not None, f"no {field} in /proc/self/status"
+    return int(match.group(1)) / 1024
 
 
 def _reset_peak() -> None:
@@ -103,7 +105,7 @@ def _agent_repeat(method: str, task: Any, X: np.ndarray, y: np.ndarray, seed: in
     from agents.psq import UCBPSQAgent
 
     # The reference's fixed hyperparameters, so that both decisions see the same posterior.
-    model = {"surrogate_mode": "fixed"}
+    model: dict[str, Any] = {"surrogate_mode": "fixed"}
     agent = (
         UCBPSQAgent(prefer_full_set=False, **model) if method == "ucb-psq" else ETCAgent(**model)
     )
@@ -323,7 +325,9 @@ def _quality(n: int, results: dict[str, dict], args: argparse.Namespace, data: P
         pts.write_text(json.dumps(points))
         extra = ["--data", str(data), "--n", str(n), "--points", str(pts),
                  "--samples", str(samples)]  # fmt: skip
-        values = run_worker("quality", extra, args.threads)["values"]
+        quality = run_worker("quality", extra, args.threads)
+        assert quality is not None  # no timeout: the worker ran to the end
+        values = quality["values"]
     for result in results.values():
         result["quality_samples"] = samples
         for rep in result["repeats"]:
@@ -395,7 +399,9 @@ def _machine() -> dict[str, Any]:
         (l.split(":", 1)[1].strip() for l in Path("/proc/cpuinfo").read_text().splitlines()
          if l.startswith("model name")), platform.processor(),
     )  # fmt: skip
-    mem = int(re.search(r"MemTotal:\s+(\d+)", Path("/proc/meminfo").read_text()).group(1))
+    match = re.search(r"MemTotal:\s+(\d+)", Path("/proc/meminfo").read_text())
+    assert match is not None, "no MemTotal in /proc/meminfo"
+    mem = int(match.group(1))
     return {
         "cpu": cpu,
         "cores": os.cpu_count(),

@@ -7,8 +7,8 @@ import pytest
 import torch
 from torch import Tensor
 
-from agents.acquisition import ExpectedAcquisition
-from agents.surrogate import GPSurrogate
+from agents.acquisition import Bound, ExpectedAcquisition
+from agents.surrogate import GPSurrogate, Mode
 from bocvs_env.problems.distributions import TruncatedNormal
 from bocvs_env.task import Task
 
@@ -75,7 +75,7 @@ def test_expectation_matches_brute_force_monte_carlo() -> None:
 
 
 @pytest.mark.parametrize("bound", ["mean", "ucb"])
-def test_exact_mean_agrees_with_the_sample_average(bound: str) -> None:
+def test_exact_mean_agrees_with_the_sample_average(bound: Bound) -> None:
     task = make_task()
     gp = fitted_gp()
     X = torch.rand(4, 4, dtype=torch.float64, generator=torch.Generator().manual_seed(2))
@@ -238,7 +238,7 @@ def test_maximize_serves_several_sets_in_order_and_is_deterministic() -> None:
 
 
 @pytest.mark.parametrize("bound", ["ucb", "lcb"])
-def test_a_full_set_starts_from_the_best_training_point(bound: str) -> None:
+def test_a_full_set_starts_from_the_best_training_point(bound: Bound) -> None:
     """With four Sobol candidates, one start and one L-BFGS-B iteration, the maximum over the full
     set is still at least the bound at the best of the 30 observed inputs (raw candidates, as
     many as the set's Sobol candidates: 32)."""
@@ -253,10 +253,11 @@ def test_a_full_set_starts_from_the_best_training_point(bound: str) -> None:
 
 
 @pytest.mark.parametrize("mode", ["fixed", "fitted"])
-def test_maximize_without_data_returns_the_prior_bound(mode: str) -> None:
+def test_maximize_without_data_returns_the_prior_bound(mode: Mode) -> None:
     gp = GPSurrogate(4, mode=mode)  # never fitted: the prior, flat, with no gradient
     acq = ExpectedAcquisition(make_task(), n_samples=8, raw_samples=8, n_restarts=2)
-    for bound, expected in (("ucb", 2.0), ("lcb", -2.0), ("mean", 0.0)):
+    priors: tuple[tuple[Bound, float], ...] = (("ucb", 2.0), ("lcb", -2.0), ("mean", 0.0))
+    for bound, expected in priors:
         for value, x in acq.maximize(gp, [0, 1, 2], bound):
             assert value == pytest.approx(expected) and x.shape == (4,)
 
@@ -270,7 +271,7 @@ def test_bad_arguments_are_rejected() -> None:
     acq = ExpectedAcquisition(task, n_samples=4)
     X = torch.rand(2, 4, dtype=torch.float64)
     with pytest.raises(ValueError, match="bound"):
-        acq.expected(Bump(), 0, X, "upper")
+        acq.expected(Bump(), 0, X, "upper")  # type: ignore[arg-type]  # a bad bound on purpose
     with pytest.raises(ValueError, match="out of range"):
         acq.maximize(Bump(), [3])
 

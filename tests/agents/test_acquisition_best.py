@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 import torch
 
-from agents.acquisition import ExpectedAcquisition
+from agents.acquisition import Bound, ExpectedAcquisition
 from agents.surrogate import GPSurrogate
 from tests.agents.test_acquisition import fitted_gp, make_task
 
@@ -17,14 +17,16 @@ def queries(count: int, seed: int = 1) -> torch.Tensor:
 
 
 @pytest.mark.parametrize("bound", ["ucb", "lcb", "mean"])
-def test_the_gp_upper_bound_is_above_the_expectation(bound: str) -> None:
+def test_the_gp_upper_bound_is_above_the_expectation(bound: Bound) -> None:
     task = make_task()
     acq = ExpectedAcquisition(task, n_samples=64, seed=2)
     estimator = acq.estimator(fitted_gp(), bound, 2.0)
     X = queries(200)
     parts = [(i, X) for i in range(task.n_sets)]
     with torch.no_grad():
-        for exact, upper in zip(estimator.expected(parts), estimator.upper(parts), strict=True):
+        uppers = estimator.upper(parts)
+        assert uppers is not None  # a fitted GP has an upper bound
+        for exact, upper in zip(estimator.expected(parts), uppers, strict=True):
             assert bool((upper >= exact).all())
             if bound == "mean":  # the same quantity, up to rounding and the slack
                 assert torch.allclose(upper, exact, atol=1e-5)
@@ -38,7 +40,7 @@ def test_the_prior_has_no_upper_bound_to_skip_by() -> None:
 
 
 @pytest.mark.parametrize("bound", ["ucb", "lcb"])
-def test_expected_above_values_every_point_that_reaches_its_floor(bound: str) -> None:
+def test_expected_above_values_every_point_that_reaches_its_floor(bound: Bound) -> None:
     task = make_task()
     acq = ExpectedAcquisition(task, n_samples=64, seed=2)
     gp = fitted_gp()

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 import torch
 
-from agents.acquisition import ExpectedAcquisition
+from agents.acquisition import Bound, ExpectedAcquisition
 from agents.acquisition.closed_form import GPClosedForm
 from agents.acquisition.sampled import PathAverage, SampleAverage
 from agents.surrogate import GPSurrogate
@@ -43,13 +43,13 @@ def test_the_estimator_is_chosen_by_surrogate_and_score() -> None:
 
 
 @pytest.mark.parametrize("bound", ["ucb", "lcb", "mean"])
-def test_the_closed_form_equals_the_sample_average_of_the_same_gp(bound: str) -> None:
+def test_the_closed_form_equals_the_sample_average_of_the_same_gp(bound: Bound) -> None:
     acq = ExpectedAcquisition(TASK, n_samples=32)
     gp = fitted_gp()
     X = torch.rand(5, 4, dtype=torch.float64, generator=torch.Generator().manual_seed(3))
     parts = [(i, X) for i in range(TASK.n_sets)]
     closed = acq.estimator(gp, bound, 1.5).expected(parts)
-    sampled = SampleAverage(acq.inputs, gp, bound, 1.5, screen_samples=8).expected(parts)  # type: ignore[arg-type]
+    sampled = SampleAverage(acq.inputs, gp, bound, 1.5, screen_samples=8).expected(parts)
     for c, s in zip(closed, sampled, strict=True):
         torch.testing.assert_close(c, s, atol=1e-10, rtol=0)
 

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 import torch
 
-from agents.acquisition import ExpectedAcquisition
+from agents.acquisition import Bound, ExpectedAcquisition
 from agents.acquisition.screening import (
     distinct_best,
     distinct_best_per_owner,
@@ -23,7 +23,7 @@ TASK = Task("toy", 4, ((0,), (1, 2), (0, 1, 2, 3)), (TruncatedNormal(0.04),) * 4
 @pytest.mark.parametrize("bound", ["ucb", "lcb", "mean"])
 @pytest.mark.parametrize("lengthscale", [0.05, 0.3])
 def test_screening_skips_only_candidates_that_cannot_reach_the_top(
-    bound: str, lengthscale: float, monkeypatch: pytest.MonkeyPatch
+    bound: Bound, lengthscale: float, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     scored: list[int] = []  # candidates whose variance was computed
     original = GPSurrogate.averaged_moments

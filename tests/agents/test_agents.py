@@ -261,7 +261,7 @@ def test_bad_parameters_are_rejected() -> None:
     with pytest.raises(ValueError, match="alpha0"):
         ETCAgent(alpha0=1.0)
     with pytest.raises(ValueError, match="surrogate_mode"):
-        ETCAgent(surrogate_mode="exact")  # type: ignore[arg-type]
+        ETCAgent(surrogate_mode="exact")
     with pytest.raises(ValueError, match="rounds_per_group"):
         make_agent("etc-50", rounds_per_group=0)
 
@@ -378,7 +378,9 @@ def test_each_ablation_agent_changes_one_switch_of_etc(name: str) -> None:
     from agents.fetc_ablation import COMPONENTS
     from agents.model_based import FRUGAL_COMPUTE
 
-    params = make_agent(name, **FAST).params()
+    agent = make_agent(name, **FAST)
+    assert isinstance(agent, BaseAgent)
+    params = agent.params()
     changed = {k for k in ETC_SWITCHES if params[k] != ETC_SWITCHES[k]}
     assert changed == set(COMPONENTS[name])
     etc = ETCAgent(**ETC_FAST_SETTINGS, **FAST).params()
@@ -395,6 +397,7 @@ def test_fetc_explores_cheap_sets_more_and_logs_its_choices() -> None:
     problem = custom_problem()  # costs 0.2, 0.3, 0.5
     problem = replace(problem, budget=6.0)
     agent = make_agent("fetc", **FAST, relevance_min_data=1000)
+    assert isinstance(agent, BaseAgent)
     play(BOCVSEnv(problem, privileged_info=False), agent, seed=0)
     log = agent.diagnostics()
     explore = [e["set"] for e in log if e["phase"] == "explore"]
@@ -419,6 +422,7 @@ def test_fetc_measures_relevance_again_only_when_the_data_has_grown(
     monkeypatch.setattr(agents.fetc, "collapse_relevance", counted)
     problem = replace(custom_problem(), budget=12.0)
     agent = make_agent("fetc", **FAST, relevance_min_data=2, relevance_growth=1.5)
+    assert isinstance(agent, BaseAgent)
     play(BOCVSEnv(problem, privileged_info=False), agent, seed=0)
     explore = [e for e in agent.diagnostics() if e["phase"] == "explore" and "relevant" in e]
     assert len(sizes) >= 2 and len(explore) > len(sizes)  # not at every exploration play
@@ -440,6 +444,7 @@ def test_cost_weighting_divides_ei_by_cooled_cost() -> None:
 def test_ei_cost_plays_every_set_once_before_dividing_by_cost() -> None:
     problem = custom_problem()
     agent = make_agent("ei-cost", **FAST)
+    assert isinstance(agent, BaseAgent)
     actions = play(BOCVSEnv(problem, privileged_info=False), agent, seed=0)
     assert sorted(i for i, _ in actions[:3]) == [0, 1, 2]
     log = agent.diagnostics()
@@ -450,6 +455,7 @@ def test_ei_cost_plays_every_set_once_before_dividing_by_cost() -> None:
 def test_sadcbo_observes_then_intervenes_on_a_covering_set() -> None:
     problem = custom_problem()
     agent = make_agent("sadcbo", **FAST, warmup=2)
+    assert isinstance(agent, BaseAgent)
     play(BOCVSEnv(problem, privileged_info=False), agent, seed=0)
     log = agent.diagnostics()
     assert [e["phase"] for e in log[:2]] == ["observe", "observe"]

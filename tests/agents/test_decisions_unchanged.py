@@ -31,14 +31,17 @@ from __future__ import annotations
 
 import json
 import sys
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 import pytest
 import torch
+from torch import Tensor
 
 from agents import make_agent
+from agents.acquisition import Bound
 from agents.etc import ETC_EXACT_SETTINGS, ETC_FAST_SETTINGS
 from agents.model_based import EXACT_SETTINGS, FAST_SETTINGS, ModelBasedAgent
 from bocvs_env.env import BOCVSEnv
@@ -97,9 +100,12 @@ def record_episode(problem_name: str, agent_name: str, setting: str) -> dict[str
     original = agent.set_maxima
 
     def recording(
-        sets: Any, bound: Any = "ucb", *tracked: Any
+        sets: Sequence[int],
+        bound: Bound | Callable[[Tensor], Tensor] = "ucb",
+        starts: Mapping[int, np.ndarray] | None = None,
+        maxiter: int | None = None,
     ) -> dict[int, tuple[float, np.ndarray]]:
-        out = original(sets, bound, *tracked)
+        out = original(sets, bound, starts, maxiter)
         maxima.append(
             {
                 "bound": bound if isinstance(bound, str) else "path",

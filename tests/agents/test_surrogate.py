@@ -9,7 +9,7 @@ from botorch.models import SingleTaskGP
 from gpytorch.kernels import RBFKernel
 from gpytorch.means import ZeroMean
 
-from agents.surrogate import GPSurrogate
+from agents.surrogate import GPSurrogate, RefitSchedule
 from bocvs_env.problems.distributions import InputDistribution, TruncatedNormal, Uniform
 
 
@@ -144,7 +144,7 @@ def test_duplicate_inputs_and_tiny_noise_do_not_crash() -> None:
     mean, std = gp.mean_std(Xt)
     (mean + std).sum().backward()
     assert torch.isfinite(mean).all() and torch.isfinite(std).all()
-    assert torch.isfinite(Xt.grad).all()
+    assert Xt.grad is not None and torch.isfinite(Xt.grad).all()
     assert (std > 0).all()
 
 
@@ -178,8 +178,10 @@ def test_fitted_mode_refits_on_schedule_and_matches_botorch() -> None:
 
 def test_the_geometric_schedule_refits_when_the_data_has_grown_by_the_factor() -> None:
     X, y = data(40, seed=2)
-    refits, every = [], []
-    for schedule, out in (("geometric", refits), ("every", every)):
+    refits: list[int] = []
+    every: list[int] = []
+    runs: tuple[tuple[RefitSchedule, list[int]], ...] = (("geometric", refits), ("every", every))
+    for schedule, out in runs:
         gp = GPSurrogate(3, mode="fitted", refit_every=2, refit_schedule=schedule, refit_factor=2.0)
         for n in range(2, 41):
             before = gp.fitter.n_refits
@@ -260,6 +262,7 @@ def test_a_failed_refit_keeps_the_previous_hyperparameters(monkeypatch: pytest.M
     monkeypatch.setattr(botorch.fit, "fit_gpytorch_mll", fail)
     gp.fit(X, y)
     assert (gp.fitter.n_refits, gp.fitter.n_failed_refits) == (1, 1)
+    assert gp.fitter.last_error is not None
     assert gp.hyper is before and "all attempts failed" in gp.fitter.last_error
     mean, std = gp.mean_std(torch.rand(3, 3, dtype=torch.float64))
     assert torch.isfinite(mean).all() and torch.isfinite(std).all()

@@ -19,6 +19,13 @@ def tiny_sweep(name: str = "tiny", seeds: int = 2, budget: float = 3.0) -> Sweep
     )
 
 
+def sweep_seeds(sweep: SweepConfig) -> tuple[int, ...]:
+    """The sweep's seeds: a tuple once the sweep is built (a count ``n`` becomes ``0..n-1``),
+    though the field's type also admits the count it may be given."""
+    assert isinstance(sweep.seeds, tuple)
+    return sweep.seeds
+
+
 def run_one(config: RunConfig) -> RunResult:
     """One run here, as a worker would run it (one torch thread); fails on a failed run."""
     threads = torch.get_num_threads()

@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
+from bench_helpers import sweep_seeds
 
 from bocvs_env.benchmark.cli import main
 from bocvs_env.benchmark.progress import progress_mode
@@ -217,7 +218,7 @@ def test_flag_built_sweeps_never_replace_each_other(
     with ResultStore(store, readonly=True) as s:
         sweeps = s.sweeps()
     names = sorted(n for n in sweeps if n.startswith("cli-"))
-    assert len(names) == 2 and sorted(len(sweeps[n].seeds) for n in names) == [1, 2]
+    assert len(names) == 2 and sorted(len(sweep_seeds(sweeps[n])) for n in names) == [1, 2]
     capsys.readouterr()
     assert main(["run", *one, "--name", "tiny", "--store", str(store)]) == 2
     assert "already holds a different sweep named 'tiny'" in _one_error_line(capsys, "run")

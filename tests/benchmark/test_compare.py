@@ -69,10 +69,10 @@ def test_ties_where_the_interval_holds_zero_and_the_tally() -> None:
 def test_agent_and_reference_choose_the_pairs() -> None:
     runs = [hand_run(a, s, [0.5]) for a in ("x", "y", "z") for s in range(2)]
 
-    def pairs(**kw: str) -> list[tuple[str, str]]:
+    def pairs(agent: str | None = None, reference: str | None = None) -> list[tuple[str, str]]:
         return [
             (r.agent, r.reference)
-            for r in compare_runs(runs, metric_names=["final"], n_resamples=10, **kw)
+            for r in compare_runs(runs, agent, reference, metric_names=["final"], n_resamples=10)
         ]
 
     assert pairs() == [("x", "y"), ("x", "z"), ("y", "z")]

@@ -52,19 +52,21 @@ def test_simple_regret_figure(two_agents_two_panels: list[StoredRun]) -> None:
         "hartmann3 · moderate · var 0.02 · C=3",
     ]
     assert _legend(axes[0]) == ["random (n=2)", "zz-other (n=2)"]
-    assert "mean ± s.e." in axes[0].get_legend().get_title().get_text()
+    legend = axes[0].get_legend()
+    assert legend is not None
+    assert "mean ± s.e." in legend.get_title().get_text()
     assert "standard error" in fig.get_supxlabel()
     for ax in axes:
         assert ax.get_xlabel() == "cost spent" and ax.get_ylabel() == "simple regret"
         assert ax.get_yscale() == "log"
         lines = ax.get_lines()
         assert len(lines) == 2
-        x, _ = lines[0].get_data()
+        x = np.asarray(lines[0].get_data()[0])
         assert len(x) == GRID_POINTS and x[0] == 0.0 and x[-1] == 3.0
     records = _records(two_agents_two_panels, "random", "cheap")
     grid = np.linspace(0.0, 3.0, GRID_POINTS)
     expected = np.mean([metrics.simple_regret_at(r, grid) for r in records], axis=0)
-    np.testing.assert_allclose(axes[0].get_lines()[0].get_ydata(), expected)
+    np.testing.assert_allclose(np.asarray(axes[0].get_lines()[0].get_ydata()), expected)
 
 
 def test_evaluations_and_regret_figures(two_agents_two_panels: list[StoredRun]) -> None:
@@ -79,7 +81,7 @@ def test_evaluations_and_regret_figures(two_agents_two_panels: list[StoredRun]) 
     for kind in ("quality", "cost"):
         ax = regret_figure(two_agents_two_panels, kind).get_axes()[0]
         assert (ax.get_xlabel(), ax.get_ylabel()) == ("round", f"cumulative {kind} regret")
-        x, _ = ax.get_lines()[0].get_data()
+        x = np.asarray(ax.get_lines()[0].get_data()[0])
         shortest = min(r.record.n_evaluations for r in two_agents_two_panels)
         assert x[0] == 1 and x[-1] == shortest
     with pytest.raises(ValueError, match="quality"):

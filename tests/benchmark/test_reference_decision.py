@@ -3,6 +3,8 @@ baseline) is sane."""
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 import pytest
 import torch
@@ -80,7 +82,12 @@ def test_values_match_the_common_estimate(problem_and_data: tuple, decision: tup
 def test_same_seed_same_decision(problem_and_data: tuple) -> None:
     problem, X, y = problem_and_data
     gp = reference.ReferenceGP.fit(X, y)
-    options = {"sets": [0, 6], "n_samples": 64, "n_candidates": 10, "n_candidates_full": 50}
+    options: dict[str, Any] = {
+        "sets": [0, 6],
+        "n_samples": 64,
+        "n_candidates": 10,
+        "n_candidates_full": 50,
+    }
     a = reference.reference_decision(gp, problem.task(), seed=5, bound="lcb", **options)
     b = reference.reference_decision(gp, problem.task(), seed=5, bound="lcb", **options)
     assert a.control_set == b.control_set and a.value == b.value

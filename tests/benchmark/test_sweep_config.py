@@ -7,7 +7,9 @@ from dataclasses import replace
 from pathlib import Path
 
 import pytest
+from bench_helpers import sweep_seeds
 
+from agents.base import BaseAgent
 from bocvs_env.benchmark.config import PRESETS, RunConfig, SweepConfig, preset
 from bocvs_env.benchmark.executors import LocalExecutor
 from bocvs_env.benchmark.store import ResultStore
@@ -212,7 +214,7 @@ def test_the_final_grid_is_the_papers_with_every_agent_and_ten_seeds() -> None:
     check_agents(grid)
     assert _cells(grid) == _cells(paper) and grid.budgets == paper.budgets
     assert {*paper.agents, "fetc", "sadcbo", "ei-cost"} <= set(grid.agents)
-    assert list(grid.seeds) == list(range(10))
+    assert list(sweep_seeds(grid)) == list(range(10))
 
 
 @pytest.mark.parametrize(
@@ -225,7 +227,7 @@ def test_the_settings_beyond_the_paper_are_new_cells_with_the_grids_agents(name:
     check_agents(beyond)
     assert beyond.agents == grid.agents and beyond.budgets == grid.budgets
     assert _cells(beyond) and not _cells(beyond) & _cells(grid)
-    assert list(beyond.seeds) == list(range(5))
+    assert list(sweep_seeds(beyond)) == list(range(5))
 
 
 def test_the_fast_options_check_pairs_every_paper_agent_with_its_exact_variant() -> None:
@@ -238,15 +240,19 @@ def test_the_fast_options_check_pairs_every_paper_agent_with_its_exact_variant()
 
     check, paper = _config("fast_quality"), preset("paper")
     check_agents(check)
-    assert _cells(check) == _cells(paper) and list(check.seeds) == list(range(5))
+    assert _cells(check) == _cells(paper) and list(sweep_seeds(check)) == list(range(5))
     model_based = [a for a in paper.agents if a != "random"]
     assert set(check.agents) == {*model_based, *(f"{a}@exact" for a in model_based)}
     assert not any(a in check.agent_params for a in model_based)  # the fast defaults
     for name in model_based:
-        exact = make_agent(name, **check.agent_params[f"{name}@exact"]).params()
+        exact_agent = make_agent(name, **check.agent_params[f"{name}@exact"])
+        assert isinstance(exact_agent, BaseAgent)
+        exact = exact_agent.params()
         settings = ETC_EXACT_SETTINGS if name == "etc" else EXACT_SETTINGS
         assert {k: exact[k] for k in settings} == settings
-        fast = make_agent(name).params()
+        fast_agent = make_agent(name)
+        assert isinstance(fast_agent, BaseAgent)
+        fast = fast_agent.params()
         if name in ("etc", "ts-psq", "etc-50"):  # their defaults are exact (the check)
             assert {k: fast[k] for k in settings} == settings
         else:

@@ -107,7 +107,9 @@ def test_registered_ids_take_make_kwargs() -> None:
     assert base.problem.budget == 5.0
     assert base.problem.cost_model.means[0] == 0.1
     assert abs(base.problem.distributions[0].variance - 0.04) < 1e-9
-    assert gym.make("bocvs/Hartmann3-Expensive-v1").unwrapped.problem.cost_model.means[0] == 0.6
+    expensive = gym.make("bocvs/Hartmann3-Expensive-v1").unwrapped
+    assert isinstance(expensive, BOCVSEnv)
+    assert expensive.problem.cost_model.means[0] == 0.6
     with pytest.raises(ValueError, match="budget must be positive"):
         gym.make("bocvs/Hartmann3-v1", budget=0)
 
@@ -122,6 +124,7 @@ def test_render_ansi_summarizes() -> None:
     env.reset(seed=0)
     env.step({"control_set": 0, "x": np.zeros(3)})
     text = env.render()
+    assert text is not None
     assert "hartmann3" in text and "step 1" in text and "spent 0.01" in text
 
 
@@ -141,7 +144,10 @@ def test_public_task_hides_the_truth() -> None:
 def test_control_set_observation_is_start_zero_with_m_for_no_set_yet() -> None:
     env = BOCVSEnv("hartmann3")
     m = env.problem.n_sets
-    space = env.observation_space["control_set"]
+    observation_space = env.observation_space
+    assert isinstance(observation_space, gym.spaces.Dict)
+    space = observation_space["control_set"]
+    assert isinstance(space, gym.spaces.Discrete)
     assert (space.n, space.start) == (m + 1, 0)
     obs, _ = env.reset(seed=0)
     assert obs["control_set"] == m and space.contains(obs["control_set"])

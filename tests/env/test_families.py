@@ -4,6 +4,7 @@ import pytest
 import torch
 
 import bocvs_env  # noqa: F401  (registers the ids)
+from bocvs_env.env import BOCVSEnv
 from bocvs_env.problems.families import (
     FAMILIES,
     SPLITS,
@@ -19,7 +20,9 @@ PROBE = torch.rand(64, 3, dtype=torch.float64, generator=torch.Generator().manua
 
 
 def _values(env: FamilyEnv) -> np.ndarray:
-    return env.unwrapped.problem.objective(PROBE).numpy()
+    base = env.unwrapped
+    assert isinstance(base, BOCVSEnv)
+    return base.problem.objective(PROBE).numpy()
 
 
 def test_train_and_test_seed_ranges_do_not_overlap() -> None:
@@ -48,6 +51,7 @@ def test_same_seed_same_function_and_different_seeds_differ(family: str) -> None
     fresh = FamilyEnv(family, split="test")
     fresh.reset(seed=3)
     np.testing.assert_array_equal(_values(fresh), first)  # the same in a new environment
+    assert env.problem.config is not None
     assert env.problem.config["function_seed"] == k3 and env.problem.config["family"] == family
 
 
@@ -111,4 +115,5 @@ def test_gp_family_shares_the_gp_sample_problem_settings() -> None:
     base, gp = PROBLEMS[FAMILIES["gp_sample"].base], PROBLEMS["gp_sample"]
     assert base.control_sets == gp.control_sets and base.default_budget == gp.default_budget
     env = FamilyEnv("gp_sample", split="train")
+    assert env.problem.config is not None
     assert env.problem.config["problem"] == "gp_sample" and env.task.budget == gp.default_budget

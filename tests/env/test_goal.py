@@ -46,8 +46,8 @@ def test_goal_ignores_entries_outside_the_set() -> None:
 def _toy_problem() -> Problem:
     return Problem(
         objective=CallableObjective(lambda X: -((X - 0.3) ** 2).sum(-1), dim=2, lower_bound=-2.0),
-        control_sets=[[0], [0, 1]],
-        distributions=[TruncatedNormal(0.02)] * 2,
+        control_sets=((0,), (0, 1)),
+        distributions=(TruncatedNormal(0.02),) * 2,
         cost_model=GaussianCost([0.1, 1.0]),
         budget=1.0,
     )

@@ -1,3 +1,5 @@
+from typing import Any
+
 import pytest
 import torch
 from botorch.test_functions import Branin
@@ -12,7 +14,7 @@ from bocvs_env.problems import (
 
 
 def _problem(**overrides) -> Problem:
-    kwargs = dict(
+    kwargs: dict[str, Any] = dict(
         objective=CallableObjective(lambda X: X.sum(-1), dim=3, lower_bound=0.0),
         control_sets=[[0], [1, 2]],
         distributions=[TruncatedNormal(0.02)] * 3,
@@ -84,6 +86,7 @@ def test_make_problem_options() -> None:
     p = make_problem("hartmann3", cost_set="expensive", variance=0.08, budget=7.0)
     assert p.cost_model.means.tolist() == [0.6, 0.6, 0.6, 0.8, 0.8, 0.8, 1.0]
     assert abs(p.distributions[0].variance - 0.08) < 1e-9
+    assert p.config is not None
     assert p.budget == 7.0 and p.config["budget"] == 7.0
     assert make_problem("hartmann6_12d").budget == 100.0
     with pytest.raises(ValueError, match="unknown problem"):

@@ -4,8 +4,9 @@ respect the budget rule exactly, and malformed actions and arguments are refused
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import gymnasium as gym
 import numpy as np
@@ -54,7 +55,7 @@ def _cheap_oracle():
 def test_random_policies_respect_the_budget(
     data_dir: Path, name: str, cost_set: str, budget: float, variance: float, seed: int
 ) -> None:
-    options = {"data_dir": data_dir} if PROBLEMS[name].needs_data else {}
+    options: dict[str, Any] = {"data_dir": data_dir} if PROBLEMS[name].needs_data else {}
     env = BOCVSEnv(
         name, cost_set=cost_set, budget=budget, variance=variance, privileged_info=False, **options
     )
@@ -65,7 +66,8 @@ def test_random_policies_respect_the_budget(
     with pytest.raises(EpisodeEndedError):
         env.step({"control_set": 0, "x": np.zeros(env.problem.dim)})
     summary = metrics.summarize(record)
-    for key, value in summary.items():
+    # A TypedDict's items() are typed (str, object); its values here are numbers or lists.
+    for key, value in cast(Mapping[str, float | list[float]], summary).items():
         values = value if isinstance(value, list) else [value]
         assert all(math.isfinite(v) for v in values), key
     assert np.all(np.isfinite(metrics.simple_regret_at(record, np.linspace(0, budget, 11))))

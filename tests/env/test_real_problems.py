@@ -312,6 +312,6 @@ def test_registered_ids_reset_and_step(
     assert info["initial_y"].shape == (5,)
     env.action_space.seed(0)
     _, reward, _, _, info = env.step(env.action_space.sample())
-    assert np.isfinite(reward) and info["evaluated"]
+    assert np.isfinite(float(reward)) and info["evaluated"]
     assert info["privileged"]["g"] >= 0.0
     env.close()

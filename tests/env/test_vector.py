@@ -27,9 +27,19 @@ CASES = [
 ]
 
 
+def _action_spaces(envs: gym.vector.VectorEnv) -> tuple[gym.spaces.Discrete, gym.spaces.Box]:
+    """The spaces of a sub-environment's control set and query."""
+    space = envs.single_action_space
+    assert isinstance(space, gym.spaces.Dict)
+    sets, x = space["control_set"], space["x"]
+    assert isinstance(sets, gym.spaces.Discrete) and isinstance(x, gym.spaces.Box)
+    return sets, x
+
+
 def _full_set_action(envs: gym.vector.VectorEnv) -> dict[str, np.ndarray]:
-    m = envs.single_action_space["control_set"].n
-    d = envs.single_action_space["x"].shape[0]
+    sets, x = _action_spaces(envs)
+    m = sets.n
+    d = x.shape[0]
     return {"control_set": np.full(N_ENVS, m - 1), "x": np.full((N_ENVS, d), 0.5)}
 
 
@@ -48,7 +58,7 @@ def test_make_vec_ends_by_budget_and_autoresets(
     )
     try:
         obs, _ = envs.reset(seed=0)
-        m = envs.single_action_space["control_set"].n
+        m = _action_spaces(envs)[0].n
         np.testing.assert_array_equal(obs["control_set"], m)  # no set played yet
         action = _full_set_action(envs)
         for _ in range(2):
@@ -96,14 +106,18 @@ def test_sb3_make_vec_env_autoresets_with_terminal_observation(
     )
     m = envs.get_attr("unwrapped")[0].task.n_sets
     remaining = 4 * m + 3  # index of the remaining-budget fraction (HistoryFeatures layout)
-    action = -np.ones((N_ENVS, *envs.action_space.shape), dtype=np.float32)
+    shape = envs.action_space.shape
+    assert shape is not None
+    action = -np.ones((N_ENVS, *shape), dtype=np.float32)
     action[:, m - 1] = 1.0
     obs = envs.reset()
+    assert isinstance(obs, np.ndarray)  # a Box observation (wrap_sb3)
     np.testing.assert_array_equal(obs[:, remaining], 1.0)
     for _ in range(2):
         obs, _, dones, _ = envs.step(action)
         assert not dones.any()
     obs, _, dones, infos = envs.step(action)
+    assert isinstance(obs, np.ndarray)
     assert dones.all()
     for k in range(N_ENVS):
         final = infos[k]["terminal_observation"]

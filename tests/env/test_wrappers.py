@@ -11,6 +11,7 @@ from stable_baselines3 import PPO
 from stable_baselines3.common.env_checker import check_env as sb3_check_env
 
 import bocvs_env
+from bocvs_env import BOCVSEnv
 from bocvs_env.wrappers import (
     Y_CLIP,
     FlatAction,
@@ -38,7 +39,9 @@ def test_sb3_check_env_on_wrapped_env_has_no_warnings(
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         sb3_check_env(env, warn=True)
-    task = env.unwrapped.task
+    base = env.unwrapped
+    assert isinstance(base, BOCVSEnv)
+    task = base.task
     assert env.action_space.shape == (task.n_sets + task.dim,)
     assert env.observation_space.shape == (4 * task.n_sets + 4 + 2 * task.dim,)
 
@@ -108,13 +111,16 @@ def test_history_features_follow_the_documented_layout() -> None:
     np.testing.assert_allclose(obs[4 * m + 4 + d :], info["initial_x"][np.argmax(y0)], rtol=1e-6)
     assert obs[4 * m + 3] == 1.0 and not obs[: 4 * m].any()
     plays = [(3, np.array([0.2, 0.3, 0.4])), (3, np.array([0.9, 0.1, 0.5])), (0, np.full(3, 0.5))]
+    base = env.unwrapped
+    assert isinstance(base, BOCVSEnv)
     ys, costs, last = [], [], None
     for i, x in plays:
         obs, _, _, _, _ = env.step({"control_set": i, "x": x})
-        last = env.unwrapped._obs
+        last = base._obs
         if i == 3:
             ys.append(float(last["y"][0]))
             costs.append(float(last["cost"][0]))
+    assert last is not None  # set by the plays
     assert env.observation_space.contains(obs)
     np.testing.assert_allclose(obs[:m], np.log1p([1, 0, 0, 2, 0, 0, 0]), rtol=1e-6)
     np.testing.assert_allclose(obs[m + 3], np.mean(costs), rtol=1e-6)
@@ -138,7 +144,7 @@ def test_history_features_without_initial_design_are_raw_and_in_space() -> None:
         obs, reward, terminated, _, info = env.step(env.action_space.sample())
         assert env.observation_space.contains(obs)
         if info["evaluated"]:
-            np.testing.assert_allclose(obs[4 * 7 + 1], reward, rtol=1e-5)  # z = y
+            np.testing.assert_allclose(obs[4 * 7 + 1], float(reward), rtol=1e-5)  # z = y
 
 
 def test_improvement_reward_sums_to_the_rise_of_the_best_value() -> None:
@@ -147,8 +153,8 @@ def test_improvement_reward_sums_to_the_rise_of_the_best_value() -> None:
     start, total, terminated = obs[4 * 7], 0.0, False
     while not terminated:
         obs, reward, terminated, _, _ = env.step(env.action_space.sample())
-        assert reward >= 0.0
-        total += reward
+        assert float(reward) >= 0.0
+        total += float(reward)
     np.testing.assert_allclose(total, obs[4 * 7] - start, rtol=1e-5, atol=1e-6)
     with pytest.raises(ValueError, match="reward"):
         HistoryObservation(gym.make("bocvs/Hartmann3-v1"), reward="regret")
