@@ -56,7 +56,6 @@ from typing import Any, cast
 import numpy as np
 
 PHASES = ("act", "refit", "observe", "env")
-PAPER_PROBLEMS = ("hartmann6_12d", "ackley6_12d", "plant", "airfoil")
 DATA_PROBLEMS = ("plant", "airfoil")
 REPO = Path(__file__).resolve().parents[1]
 
