@@ -76,8 +76,8 @@ RUN_COLUMNS: dict[str, str] = {
     "torch_threads": "torch threads of the worker",
     "started_at": "UTC start, ISO 8601",
     "finished_at": "UTC end, ISO 8601",
-    "wall_s": "wall time of the run, seconds",
-    "cpu_s": "CPU time of the run's process (user + system, all its threads), seconds; empty for runs stored before it was recorded",
+    "wall_s": "wall time of the run, seconds (the agent and the environment; not the setting's oracle, computed once per setting)",
+    "cpu_s": "CPU time of the run's process (user + system, all its threads) over the same span, seconds; empty for runs stored before it was recorded",
     "agent_settings": "JSON: every parameter of the agent as built (defaults resolved)",
     "problem_config": "JSON: the problem's configuration as the environment reported it",
 }

@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 import os
+import time
 from dataclasses import replace
 from typing import Any
 
 import numpy as np
+import pytest
 from bench_helpers import run_in_process, run_one, tiny_sweep
 
+import bocvs_env.env
 from agents.random import RandomAgent
 from bocvs_env.benchmark.runner import RunResult, agent_arguments, run_config
 from bocvs_env.env import BOCVSEnv
@@ -49,6 +52,27 @@ def test_provenance(tiny_results: list[RunResult]) -> None:
     # the run's own CPU time: this process, one torch thread, so not far above the wall time
     assert 0 < prov["cpu_s"] <= prov["wall_s"] * (os.cpu_count() or 1)
     assert tiny_results[0].record.config["problem"] == "hartmann3"
+
+
+def test_a_runs_times_leave_out_its_settings_oracle(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The oracle (the record's set maxima) is computed once per setting, then read from the
+    cache: whichever run comes first must not be charged for it (FETC's "within 2x ETC's time"
+    compares runs). A fake clock charges 1,000 s for its first computation."""
+    clock = [0.0]
+    charged: list[bool] = []
+    oracle_values = bocvs_env.env.oracle_values
+
+    def computing_once(evaluator: Any) -> np.ndarray:
+        if not charged:
+            charged.append(True)
+            clock[0] += 1000.0
+        return oracle_values(evaluator)
+
+    monkeypatch.setattr(bocvs_env.env, "oracle_values", computing_once)
+    monkeypatch.setattr(time, "process_time", lambda: clock[0])
+    monkeypatch.setattr(time, "perf_counter", lambda: clock[0])
+    result = run_config(tiny_sweep().runs()[0])
+    assert charged and result.provenance["cpu_s"] == result.provenance["wall_s"] == 0.0
 
 
 def test_an_agent_asking_for_costs_is_given_the_true_mean_costs() -> None:
