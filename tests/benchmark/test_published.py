@@ -90,6 +90,21 @@ def test_a_store_restored_from_the_published_folder_resumes_and_publishes_the_sa
     assert (again / "sweeps.json").read_text() == (published / "sweeps.json").read_text()
 
 
+def test_a_sweep_whose_runs_another_sweep_recorded_is_published(
+    two_agent_store: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A run that two sweeps share is recorded once, under the first; the second is still a
+    sweep of the published folder, with its runs."""
+    with ResultStore(two_agent_store) as store:
+        store.register_sweep(tiny_sweep(name="again"))  # the same two runs as 'tiny'
+    out = tmp_path / "data"
+    assert main(["publish", "--store", str(two_agent_store), "--out", str(out)]) == 0
+    assert set(PublishedRuns(out).sweeps()) == {"tiny", "again"}
+    capsys.readouterr()
+    assert main(["table", "--data", str(out), "--sweep", "again"]) == 0
+    assert "| random | 2 |" in capsys.readouterr().out
+
+
 def test_plot_and_export_read_the_published_folder(published: Path, tmp_path: Path) -> None:
     assert main(["plot", "--data", str(published), "--out", str(tmp_path / "p")]) == 0
     assert len(list((tmp_path / "p").glob("*.png"))) == 4
