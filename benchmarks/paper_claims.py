@@ -55,7 +55,7 @@ def main() -> None:
     p.add_argument("--allow-mixed-versions", action="store_true")
     args = p.parse_args()
     with open_runs(args.store or args.data) as source_runs:
-        runs = select_runs(source_runs.runs(), args.sweep, args.seeds, args.problems)
+        runs = select_runs(source_runs, args.sweep, args.seeds, args.problems)
     if not runs:
         sys.exit(f"paper_claims: no runs of sweep {args.sweep!r} with these seeds and problems")
     try:  # mixed versions, or a proposed agent without runs

@@ -16,6 +16,7 @@ import argparse
 from collections import defaultdict
 from pathlib import Path
 
+from bocvs_env.benchmark.claims import select_runs
 from bocvs_env.benchmark.cost_estimate import reference_times, sweep_cost
 from bocvs_env.benchmark.published import add_source_arguments, open_runs
 
@@ -28,7 +29,7 @@ def main() -> None:
     args = p.parse_args()
     sizes, seconds = reference_times(args.reference)
     with open_runs(args.store or args.data) as store:
-        runs = [r for r in store.runs() if r.sweep == args.sweep]
+        runs = select_runs(store, args.sweep)
     rows = sweep_cost(runs, sizes, seconds)
     timings = dict(zip(sizes.astype(int).tolist(), seconds.round(2).tolist(), strict=True))
     print(f"reference decision times (s) by n: {timings}")

@@ -13,6 +13,7 @@ agent (``proposed``), e.g. FETC against ETC and the rest (issue 13).
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -25,8 +26,11 @@ from bocvs_env.benchmark.compare import (
     wtl,
 )
 from bocvs_env.benchmark.panels import Panel, group_panels
-from bocvs_env.benchmark.store import StoredRun
+from bocvs_env.benchmark.store import ResultStore, StoredRun
 from bocvs_env.evaluation import EpisodeRecord
+
+if TYPE_CHECKING:
+    from bocvs_env.benchmark.published import PublishedRuns
 from bocvs_env.metrics import evaluations_at, simple_regret_at, target
 
 #: Fractions of the budget at which the regrets are compared.
@@ -132,17 +136,21 @@ def cpu_table(
 
 
 def select_runs(
-    runs: Sequence[StoredRun],
+    source: ResultStore | PublishedRuns,
     sweep: str,
     seeds: Sequence[int] | None = None,
     problems: Sequence[str] | None = None,
 ) -> list[StoredRun]:
-    """The runs of ``sweep``, of these seeds and problems (``None``: all)."""
+    """The runs of the recorded sweep ``sweep`` in ``source``, of these seeds and problems
+    (``None``: all); by configuration, as every report selects a sweep's runs, whichever sweep
+    recorded them (a run two sweeps share is recorded once). No runs for an unknown sweep."""
+    config = source.sweeps().get(sweep)
+    if config is None:
+        return []
     return [
         r
-        for r in runs
-        if r.sweep == sweep
-        and (seeds is None or r.config.seed in seeds)
+        for r in source.runs([c.key() for c in config.runs()])
+        if (seeds is None or r.config.seed in seeds)
         and (problems is None or r.config.problem in problems)
     ]
 

@@ -5,17 +5,18 @@ from __future__ import annotations
 
 import subprocess
 import sys
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
 import pytest
-from bench_helpers import hand_run, win_and_tie_runs
+from bench_helpers import hand_run, tiny_sweep, win_and_tie_runs
 
 from bocvs_env import metrics
 from bocvs_env.benchmark import claims
 from bocvs_env.benchmark.compare import compare_runs
 from bocvs_env.benchmark.panels import group_panels
-from bocvs_env.benchmark.store import StoredRun
+from bocvs_env.benchmark.store import ResultStore, StoredRun
 
 
 def test_spend_shares_partition_the_spend_and_the_summary_averages_them(
@@ -89,22 +90,32 @@ def test_claims_page_has_a_matrix_per_claim() -> None:
     assert "## Paired differences per panel" in page
 
 
-def test_runs_are_selected_by_sweep_seed_and_problem(stored_runs: list[StoredRun]) -> None:
+def test_runs_are_selected_by_sweep_seed_and_problem(
+    filled_store: ResultStore, stored_runs: list[StoredRun]
+) -> None:
+    def keys(runs: list[StoredRun]) -> list[str]:
+        return [r.key for r in runs]
+
     sweep = stored_runs[0].sweep
     seeds = sorted({r.config.seed for r in stored_runs})
-    assert claims.select_runs(stored_runs, sweep) == stored_runs
-    assert claims.select_runs(stored_runs, "another sweep") == []
-    first = claims.select_runs(stored_runs, sweep, seeds=seeds[:1])
+    assert keys(claims.select_runs(filled_store, sweep)) == keys(stored_runs)
+    assert claims.select_runs(filled_store, "another sweep") == []
+    first = claims.select_runs(filled_store, sweep, seeds=seeds[:1])
     assert first and all(r.config.seed == seeds[0] for r in first)
     assert len(first) < len(stored_runs)
     problem = stored_runs[0].config.problem
-    assert claims.select_runs(stored_runs, sweep, problems=[problem]) == stored_runs
-    assert claims.select_runs(stored_runs, sweep, problems=["plant"]) == []
+    assert keys(claims.select_runs(filled_store, sweep, problems=[problem])) == keys(stored_runs)
+    assert claims.select_runs(filled_store, sweep, problems=["plant"]) == []
+    # a sweep whose runs another sweep recorded has them too, as in every report
+    filled_store.register_sweep(replace(filled_store.sweeps()[sweep], name="again"))
+    assert keys(claims.select_runs(filled_store, "again")) == keys(stored_runs)
 
 
 def test_the_script_prints_the_page(two_agent_store: Path) -> None:
+    with ResultStore(two_agent_store) as store:  # the sweep of both agents' runs
+        store.register_sweep(replace(tiny_sweep(), name="pair", agents=["random", "etc"]))
     script = Path(__file__).resolve().parents[2] / "benchmarks" / "paper_claims.py"
-    cmd = [sys.executable, str(script), "--store", str(two_agent_store), "--sweep", "tiny"]
+    cmd = [sys.executable, str(script), "--store", str(two_agent_store), "--sweep", "pair"]
     done = subprocess.run([*cmd, "--resamples", "50"], capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stderr
     assert "### hartmann3 · cheap · var 0.02 · C=3" in done.stdout

@@ -161,7 +161,7 @@ def test_docs_pages_are_recomputed_from_the_published_data(
     assert main(["table", "--data", str(DOCS_DATA), "--sweep", "grid"]) == 0
     assert capsys.readouterr().out == (REPO / "docs" / "paper" / "tables.md").read_text()
     with PublishedRuns(DOCS_DATA) as source:
-        runs = claims.select_runs(source.runs(), "grid")
+        runs = claims.select_runs(source, "grid")
     assert claims.claims_markdown(runs) == (REPO / "docs" / "paper" / "claims.md").read_text()
     fetc_page = claims.claims_markdown(runs, proposed="fetc", time_reference="etc")
     assert fetc_page == (REPO / "docs" / "agents" / "fetc_claims.md").read_text()
