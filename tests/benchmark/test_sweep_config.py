@@ -175,7 +175,7 @@ def test_a_sweep_is_checked_whole_before_anything_is_stored(
         assert store.sweeps() == {} and len(store) == 0
 
 
-def test_a_corrupt_data_file_is_found_by_the_check(tmp_path: Path, data_dir: Path) -> None:
+def test_a_corrupt_data_file_is_found_by_the_check(tmp_path: Path) -> None:
     (tmp_path / "plant_svgp.npz").write_bytes(b"not an npz")
     sweep = _sweep(problems=["plant"], problem_options={"data_dir": str(tmp_path)})
     with pytest.raises(ValueError, match=r"plant_svgp\.npz: not a readable npz"):

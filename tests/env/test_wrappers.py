@@ -9,6 +9,7 @@ import torch
 from gymnasium.utils.env_checker import check_env as gym_check_env
 from stable_baselines3 import PPO
 from stable_baselines3.common.env_checker import check_env as sb3_check_env
+from stable_baselines3.common.preprocessing import preprocess_obs
 
 import bocvs_env
 from bocvs_env import BOCVSEnv
@@ -65,11 +66,24 @@ def test_ppo_multi_input_policy_trains_on_the_dict_observation() -> None:
     try:
         env = FlatAction(gym.make("bocvs/Hartmann3-v1", budget=5.0))
         model = PPO("MultiInputPolicy", env, n_steps=256, batch_size=64, n_epochs=1, seed=0)
+        before = [p.detach().clone() for p in model.policy.parameters()]
         model.learn(total_timesteps=2048)
     finally:
         torch.set_num_threads(threads)
-    assert model.num_timesteps >= 2048
+    after = list(model.policy.parameters())
+    assert any(not torch.equal(a, b) for a, b in zip(after, before, strict=True))  # it trained
     obs, _ = env.reset(seed=1)
+    tensors, _ = model.policy.obs_to_tensor(obs)
+    assert isinstance(tensors, dict)
+    features = preprocess_obs(tensors, env.observation_space)
+    assert isinstance(features, dict)
+    base = env.unwrapped
+    assert isinstance(base, BOCVSEnv)
+    m = base.task.n_sets
+    # before the first play, control_set is m ("none yet"): one-hot over m + 1 values
+    expected = torch.zeros(1, m + 1)
+    expected[0, m] = 1.0
+    torch.testing.assert_close(features["control_set"], expected)
     flat, _ = model.predict(obs, deterministic=True)
     assert env.action_space.contains(flat)
 
