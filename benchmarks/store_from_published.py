@@ -26,10 +26,14 @@ def main() -> None:
     p.add_argument("--data", type=Path, required=True, help="a folder written by bocvs publish")
     p.add_argument("--store", type=Path, required=True, help="the store to add the runs to")
     args = p.parse_args()
-    source = PublishedRuns(args.data)
-    with ResultStore(args.store) as store:
-        added = restore_store(source, store)
-        total = len(store)
+    try:  # a missing or tampered folder, a store that is not one or cannot be written
+        source = PublishedRuns(args.data)
+        with ResultStore(args.store) as store:
+            added = restore_store(source, store)
+            total = len(store)
+    except (OSError, ValueError) as err:
+        print(f"store_from_published: error: {err}", file=sys.stderr)
+        sys.exit(2)
     sys.stdout.write(f"{args.store}: {added} runs added from {args.data}, {total} in all\n")
 
 

@@ -3,6 +3,8 @@ published folder alone equal the ones computed from the store."""
 
 from __future__ import annotations
 
+import subprocess
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -88,6 +90,25 @@ def test_a_store_restored_from_the_published_folder_resumes_and_publishes_the_sa
             pd.read_parquet(again / name), pd.read_parquet(published / name)
         )
     assert (again / "sweeps.json").read_text() == (published / "sweeps.json").read_text()
+
+
+def test_the_script_rebuilds_a_store_and_names_bad_input(published: Path, tmp_path: Path) -> None:
+    script = REPO / "benchmarks" / "store_from_published.py"
+
+    def rebuild(data: Path, store: Path) -> subprocess.CompletedProcess[str]:
+        cmd = [sys.executable, str(script), "--data", str(data), "--store", str(store)]
+        return subprocess.run(cmd, capture_output=True, text=True, timeout=300)
+
+    done = rebuild(published, tmp_path / "s.db")
+    assert done.returncode == 0 and "4 runs added" in done.stdout, done.stderr
+    (tmp_path / "junk.db").write_text("not a store")
+    for data, store, what in (
+        (tmp_path / "none", tmp_path / "t.db", "is not a published folder"),
+        (published, tmp_path / "junk.db", "not a bocvs result store"),
+    ):
+        bad = rebuild(data, store)
+        assert bad.returncode == 2 and bad.stderr.count("\n") == 1 and what in bad.stderr
+    assert not (tmp_path / "t.db").exists()
 
 
 def test_a_sweep_whose_runs_another_sweep_recorded_is_published(
