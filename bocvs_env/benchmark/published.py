@@ -269,12 +269,13 @@ def restore_store(source: PublishedRuns, store: ResultStore) -> int:
     not (the queries ``x``, the noisy ``y``, which read back as NaN, and the decision logs).
     This carries a sweep across machines that keep only the published folder.
     """
+    runs, sweeps = source.runs(), source.sweeps()  # all read (and checked) before any write
     held = store.sweeps()
-    for name, sweep in source.sweeps().items():
+    for name, sweep in sweeps.items():
         if name not in held:  # a sweep the store records already keeps its configuration
             store.register_sweep(sweep)
     added = 0
-    for run in source.runs():
+    for run in runs:
         provenance = {k: v for k, v in run.provenance.items() if k not in ("git_commit", "sweep")}
         result = RunResult(run.config, run.record, provenance)
         added += store.add(result, run.sweep, git_commit=run.provenance.get("git_commit"))
