@@ -141,15 +141,15 @@ def select_runs(
     seeds: Sequence[int] | None = None,
     problems: Sequence[str] | None = None,
 ) -> list[StoredRun]:
-    """The runs of the recorded sweep ``sweep`` in ``source``, of these seeds and problems
-    (``None``: all); by configuration, as every report selects a sweep's runs, whichever sweep
-    recorded them (a run two sweeps share is recorded once). No runs for an unknown sweep."""
+    """The runs of the recorded sweep ``sweep`` in ``source`` (by
+    :meth:`~bocvs_env.benchmark.config.SweepConfig.keys`), of these seeds and problems
+    (``None``: all). No runs for an unknown sweep."""
     config = source.sweeps().get(sweep)
     if config is None:
         return []
     return [
         r
-        for r in source.runs([c.key() for c in config.runs()])
+        for r in source.runs(config.keys())
         if (seeds is None or r.config.seed in seeds)
         and (problems is None or r.config.problem in problems)
     ]

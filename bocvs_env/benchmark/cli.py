@@ -175,8 +175,7 @@ def _check_name(args: argparse.Namespace, sweep: SweepConfig, store: ResultStore
 def _selected_runs(
     store: ResultStore | PublishedRuns, sweep: SweepConfig | None
 ) -> list[StoredRun]:
-    keys = None if sweep is None else [c.key() for c in sweep.runs()]
-    runs = store.runs(keys)
+    runs = store.runs(None if sweep is None else sweep.keys())
     if not runs:
         what = f"sweep {sweep.name!r}" if sweep is not None else "the store"
         raise ValueError(f"no recorded runs for {what} in {store.path}")
@@ -231,7 +230,7 @@ def _cmd_run(args: argparse.Namespace) -> int:
             f"recorded {report.recorded} runs in {time.perf_counter() - t0:.1f} s "
             f"({report.skipped} skipped, {len(report.failed)} failed) in {args.store}"
         )
-        runs = store.runs([c.key() for c in sweep.runs()])
+        runs = store.runs(sweep.keys())
     if runs:
         from bocvs_env.benchmark.plots import save_figures
         from bocvs_env.benchmark.tables import summary_markdown

@@ -290,6 +290,12 @@ class SweepConfig:
                 )
         return out
 
+    def keys(self) -> list[str]:
+        """The configuration digests of :meth:`runs`, in the same order: how every report
+        selects a sweep's runs from a store, whichever sweep recorded them (a run two sweeps
+        share is recorded once)."""
+        return [c.key() for c in self.runs()]
+
     def to_dict(self) -> dict[str, Any]:
         """A JSON-able dictionary, as in a config file."""
         out = asdict(self)

@@ -167,7 +167,7 @@ def publish(
     # a sweep is published with any of its runs, whichever sweep recorded them (a run that two
     # sweeps share is recorded once, by the first to run it; the reports select by configuration)
     keys = {r.key for r in runs}
-    used = {name for name, sweep in sweeps.items() if any(c.key() in keys for c in sweep.runs())}
+    used = {name for name, sweep in sweeps.items() if keys.intersection(sweep.keys())}
     paths = [out / RUNS_FILE, out / STEPS_FILE, out / SWEEPS_FILE, out / README_FILE]
     per_run.to_parquet(paths[0], index=False, compression="zstd")
     per_step.to_parquet(paths[1], index=False, compression="zstd")

@@ -48,6 +48,16 @@ def test_key_identifies_the_run() -> None:
     assert located.key() == run.key()
 
 
+def test_keys_select_shared_runs_whatever_the_sweep_name() -> None:
+    """A sweep's keys are its runs' digests in order; a sweep under another name that shares
+    configurations shares their keys (so its reports find runs the first sweep recorded)."""
+    five = _sweep(agents=["random", "etc"], seeds=5)
+    assert five.keys() == [r.key() for r in five.runs()]
+    two = five.with_overrides(name="other", seeds=2)
+    assert set(two.keys()) < set(five.keys())
+    assert set(five.with_overrides(seeds=[7]).keys()).isdisjoint(five.keys())
+
+
 def test_agent_params_go_to_their_agent() -> None:
     runs = _sweep(agents=["random", "etc"], agent_params={"etc": {"beta": 3.0}}).runs()
     assert {r.agent: dict(r.agent_params) for r in runs} == {"random": {}, "etc": {"beta": 3.0}}
