@@ -8,7 +8,6 @@ from types import MappingProxyType
 from typing import Any, ClassVar
 
 import numpy as np
-import scipy.optimize
 import torch
 from botorch.acquisition.cost_aware import InverseCostWeightedUtility
 from botorch.models.deterministic import GenericDeterministicModel
@@ -20,6 +19,7 @@ from agents.cost_estimates import cooling_exponent, optimistic_mean_costs
 from agents.decisions import maximal_sets
 from agents.expected_posterior import ExpectedPosterior, expected_improvement
 from agents.model_based import FRUGAL_COMPUTE, ModelBasedAgent
+from agents.set_search import maximize_on_set
 
 
 class CostCooledEIAgent(ModelBasedAgent):
@@ -56,7 +56,8 @@ class CostCooledEIAgent(ModelBasedAgent):
       index to ``c_hat_i^alpha``.
     - **Maximization** per set: ``raw_samples`` scrambled Sobol candidates in the set's
       variables plus the observed queries, the best ``n_restarts`` refined by L-BFGS-B with
-      autograd gradients (``maxiter`` iterations), the best ``n_refine`` of them.
+      autograd gradients (``maxiter`` iterations), the best ``n_refine`` of them
+      (:func:`agents.set_search.maximize_on_set`).
 
     The decision log has one entry per round: ``set``, ``ei`` (per set), ``cost`` (the cost
     estimates), ``alpha``, ``score`` (per set) and ``best`` (the incumbent).
@@ -144,46 +145,13 @@ class CostCooledEIAgent(ModelBasedAgent):
     def _max_ei(self, i: int, best: float) -> tuple[float, np.ndarray]:
         """``max_{x^i} EI_i`` and its full query ``(d,)`` (entries outside the set 0.5)."""
         ctrl = list(self.task.control_sets[i])
-        d = self.task.dim
         sobol = SobolEngine(len(ctrl), scramble=True, seed=self._sobol_seed + i)
         Z = torch.cat(
             [sobol.draw(self.raw_samples, dtype=torch.float64), torch.as_tensor(self.X[:, ctrl])]
         )
-        X = torch.full((Z.shape[0], d), 0.5, dtype=torch.float64)
-        X[:, ctrl] = Z
-        with torch.no_grad():
-            values = self._ei(i, X, best)
-        order = torch.argsort(values, descending=True)[: self.n_refine]
-        best_value, best_x = float(values[order[0]]), X[order[0]].clone()
-        for k in order.tolist():
-            value, x = self._refine(i, X[k], ctrl, best)
-            if value > best_value:
-                best_value, best_x = value, x
-        return best_value, best_x.numpy()
-
-    def _refine(self, i: int, x0: Tensor, ctrl: list[int], best: float) -> tuple[float, Tensor]:
-        """L-BFGS-B on ``-EI`` over the set's variables, from ``x0``."""
-
-        def negative(z: np.ndarray) -> tuple[float, np.ndarray]:
-            x = x0.clone()
-            zt = torch.as_tensor(z, dtype=torch.float64).requires_grad_(True)
-            x[ctrl] = zt
-            value = self._ei(i, x[None], best)[0]
-            (grad,) = torch.autograd.grad(value, zt)
-            return -float(value.detach()), -grad.numpy()
-
-        z0 = x0[ctrl].numpy()
-        res = scipy.optimize.minimize(
-            negative,
-            z0,
-            jac=True,
-            method="L-BFGS-B",
-            bounds=[(0.0, 1.0)] * len(ctrl),
-            options={"maxiter": self.maxiter},
+        return maximize_on_set(
+            lambda X: self._ei(i, X, best), self.task.dim, ctrl, Z, self.n_refine, self.maxiter
         )
-        x = x0.clone()
-        x[ctrl] = torch.as_tensor(np.clip(res.x, 0.0, 1.0), dtype=torch.float64)
-        return -float(res.fun), x
 
     def params(self) -> dict[str, Any]:
         return {

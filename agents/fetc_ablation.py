@@ -52,10 +52,11 @@ class ETCBernsteinAgent(AblationAgent):
 
 
 class ETCCurrentAgent(AblationAgent):
-    """ETC with ``S1`` from the current model's bounds."""
+    """ETC with ``S1`` from the current model's bounds of each set's value (FETC's
+    ``value_bounds="integral"``)."""
 
     name = "etc-current"
-    component: ClassVar[dict[str, Any]] = {"value_bounds": "current"}
+    component: ClassVar[dict[str, Any]] = {"value_bounds": "integral"}
 
 
 class ETCRelevanceAgent(AblationAgent):

@@ -15,6 +15,7 @@ from agents import make_agent, registered_agents
 from agents.base import Agent, BaseAgent
 from agents.cvs import EstimatedCostUCBCVSAgent, UCBCVSAgent
 from agents.etc import ETC_EXACT_SETTINGS, ETC_FAST_SETTINGS, ETCAgent
+from agents.fetc import FETCAgent
 from agents.psq import TSPSQAgent, UCBPSQAgent
 from agents.surrogate import SamplePath
 from bocvs_env.agent_registration import agent_class, required_params
@@ -405,6 +406,30 @@ def test_fetc_explores_cheap_sets_more_and_logs_its_choices() -> None:
     assert counts[0] > counts[2]  # spend, not count: the cheapest set is played most
     exploit = [e for e in log if e["phase"] == "exploit"]
     assert exploit and all(e["query"] == "ts" and e["set"] in e["s3"] for e in exploit)
+
+
+@pytest.mark.parametrize("bounds", ["integral", "current"])
+def test_fetc_commits_to_an_acceptable_set_by_this_rounds_bounds(bounds: str) -> None:
+    """With current bounds, every exploitation round plays a set whose logged maximal UCB clears
+    the tolerance (or, if none does, one of largest UCB); with ``"integral"`` (the default)
+    the logged bound is that of the posterior of the set's value."""
+    problem = replace(custom_problem(), budget=5.0)
+    agent = make_agent("fetc", **FAST, value_bounds=bounds, relevance_min_data=1000)
+    assert isinstance(agent, FETCAgent)
+    play(BOCVSEnv(problem, privileged_info=False), agent, seed=1)
+    exploit = [e for e in agent.diagnostics() if e["phase"] == "exploit"]
+    assert exploit
+    for e in exploit:
+        checked = {int(k): v for k, v in e["ucb_checked"].items()}
+        assert e["set"] in e["s3"] and checked[e["set"]] == e["value"]
+        threshold = (1 - e["alpha"]) * e["lcb_bar"]
+        assert e["value"] > threshold or e["value"] == max(checked.values())
+    if bounds == "integral":
+        ((value, x),) = agent._value_maxima([2], 1.0).values()
+        mean, std = agent.posterior.mean_std(agent.surrogate, 2, torch.as_tensor(x)[None])
+        assert value == pytest.approx(float(mean[0] + agent.beta * std[0]))
+    with pytest.raises(ValueError, match="value_bounds"):
+        make_agent("fetc", value_bounds="sometimes")
 
 
 def test_fetc_measures_relevance_again_only_when_the_data_has_grown(

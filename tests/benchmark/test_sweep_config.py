@@ -10,6 +10,7 @@ import pytest
 from bench_helpers import sweep_seeds
 
 from agents.base import BaseAgent
+from bocvs_env.agent_registration import make_agent
 from bocvs_env.benchmark.config import PRESETS, RunConfig, SweepConfig, preset
 from bocvs_env.benchmark.executors import LocalExecutor
 from bocvs_env.benchmark.store import ResultStore
@@ -205,6 +206,24 @@ def test_fetc_sweep_configs_load_and_name_registered_agents(name: str) -> None:
         grid = preset("paper")
         assert not set(sweep.problems) & set(grid.problems)
         assert not set(sweep.variances) & set(grid.variances)
+
+
+def test_the_value_bounds_sweep_pairs_fetc_with_its_averaged_bounds_off_the_grid() -> None:
+    """FETC's one change made after the grid ran is checked on the development settings only:
+    the same cells as fetc_dev, FETC against FETC with ``value_bounds="current"``."""
+    from agents.fetc import FETCAgent
+    from bocvs_env.benchmark.sweep import check_agents
+
+    sweep, dev = _config("fetc_value_bounds"), _config("fetc_dev")
+    check_agents(sweep)
+    assert _cells(sweep) == _cells(dev) and sweep.budgets == dev.budgets
+    (other,) = [a for a in sweep.agents if a != "fetc"]
+    assert sweep.agents == ("fetc", other) and sweep.agent_params == {
+        other: {"value_bounds": "current"}
+    }
+    fetc, averaged = make_agent("fetc"), make_agent(other)
+    assert type(fetc) is type(averaged) is FETCAgent
+    assert fetc.value_bounds == "integral"
 
 
 def _config(name: str) -> SweepConfig:
