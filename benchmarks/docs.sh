@@ -31,3 +31,6 @@ done
 # Each of FETC's changes alone on top of ETC (and the rest), against ETC, seed by seed.
 bocvs compare --data "$data" --sweep fetc_ablation --reference etc --metrics final area \
     > docs/agents/fetc_ablation.md
+# FETC's bounds of the value against its averaged bounds, on the development settings.
+bocvs compare --data "$data" --sweep fetc_value_bounds --agent fetc \
+    --metrics final area evaluations > docs/agents/fetc_value_bounds.md

@@ -186,6 +186,14 @@ def test_docs_pages_are_recomputed_from_the_published_data(
     assert claims.claims_markdown(runs) == (REPO / "docs" / "paper" / "claims.md").read_text()
     fetc_page = claims.claims_markdown(runs, proposed="fetc", time_reference="etc")
     assert fetc_page == (REPO / "docs" / "agents" / "fetc_claims.md").read_text()
+    for page, args in (
+        ("fetc_ablation.md", ["--reference", "etc", "--metrics", "final", "area"]),
+        ("fetc_value_bounds.md", ["--agent", "fetc", "--metrics", "final", "area", "evaluations"]),
+    ):
+        sweep = page.removesuffix(".md")
+        capsys.readouterr()
+        assert main(["compare", "--data", str(DOCS_DATA), "--sweep", sweep, *args]) == 0
+        assert capsys.readouterr().out == (REPO / "docs" / "agents" / page).read_text()
 
 
 @pytest.mark.skipif(
