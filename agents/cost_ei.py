@@ -12,14 +12,13 @@ import torch
 from botorch.acquisition.cost_aware import InverseCostWeightedUtility
 from botorch.models.deterministic import GenericDeterministicModel
 from torch import Tensor
-from torch.quasirandom import SobolEngine
 
 from agents.base import Action, Observation
 from agents.cost_estimates import cooling_exponent, optimistic_mean_costs
 from agents.decisions import maximal_sets
 from agents.expected_posterior import ExpectedPosterior, expected_improvement
 from agents.model_based import FRUGAL_COMPUTE, ModelBasedAgent
-from agents.set_search import maximize_on_set
+from agents.set_search import check_n_refine, maximize_on_set, set_candidates
 
 
 class CostCooledEIAgent(ModelBasedAgent):
@@ -87,12 +86,10 @@ class CostCooledEIAgent(ModelBasedAgent):
         super().__init__(**model)
         if cost_prior is not None and not cost_prior > 0:
             raise ValueError(f"cost_prior must be positive, got {cost_prior!r}")
-        if n_refine < 1:
-            raise ValueError(f"n_refine must be >= 1, got {n_refine!r}")
         self.cooling = cooling
         self.cost_prior = cost_prior
         self.cost_warmup = cost_warmup
-        self.n_refine = n_refine
+        self.n_refine = check_n_refine(n_refine)
 
     def start(self) -> None:
         super().start()
@@ -145,10 +142,7 @@ class CostCooledEIAgent(ModelBasedAgent):
     def _max_ei(self, i: int, best: float) -> tuple[float, np.ndarray]:
         """``max_{x^i} EI_i`` and its full query ``(d,)`` (entries outside the set 0.5)."""
         ctrl = list(self.task.control_sets[i])
-        sobol = SobolEngine(len(ctrl), scramble=True, seed=self._sobol_seed + i)
-        Z = torch.cat(
-            [sobol.draw(self.raw_samples, dtype=torch.float64), torch.as_tensor(self.X[:, ctrl])]
-        )
+        Z = set_candidates(ctrl, self.raw_samples, self._sobol_seed + i, self.X)
         return maximize_on_set(
             lambda X: self._ei(i, X, best), self.task.dim, ctrl, Z, self.n_refine, self.maxiter
         )

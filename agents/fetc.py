@@ -9,9 +9,7 @@ from types import MappingProxyType
 from typing import Any, ClassVar, Literal
 
 import numpy as np
-import torch
 from torch import Tensor
-from torch.quasirandom import SobolEngine
 
 from agents.allocation import cheapest_acceptable, exploration_fits, spend_balanced_set
 from agents.base import Action, Observation
@@ -26,7 +24,7 @@ from agents.etc import ETC_FAST_SETTINGS, ETCAgent
 from agents.expected_posterior import ExpectedPosterior
 from agents.model_based import FRUGAL_COMPUTE
 from agents.relevance import collapse_relevance, redundant_sets, relevant_variables
-from agents.set_search import maximize_on_set
+from agents.set_search import check_n_refine, maximize_on_set, set_candidates
 
 #: The switches that turn every FETC component off: FETC with these is ETC (Algorithm 1) with
 #: the same model options (with :data:`agents.etc.ETC_EXACT_SETTINGS` too, ETC as first
@@ -69,7 +67,7 @@ class FETCAgent(ETCAgent):
          (the covariances between the inputs included) is at most the average std. The same
          mean, valid bounds, never wider, and much narrower where the random inputs carry most
          of the uncertainty. On airfoil, whose sets all control two of five variables,
-         current averaged bounds let sets 0.3-0.7 below the best set's value into ``S1`` at
+         current averaged bounds let sets 0.32-0.75 below the best set's value into ``S1`` at
          ``alpha`` near 0, and the cheapest of them was played (docs/agents/fetc.md).
 
        Each set's bound is maximized over its variables by
@@ -166,8 +164,6 @@ class FETCAgent(ETCAgent):
             raise ValueError(f"relevance_threshold must be in [0, 1], got {relevance_threshold!r}")
         if relevance_points < 1:
             raise ValueError(f"relevance_points must be >= 1, got {relevance_points!r}")
-        if not (isinstance(n_refine, int) and n_refine >= 1):
-            raise ValueError(f"n_refine must be a positive integer, got {n_refine!r}")
         if not relevance_growth >= 1.0:
             raise ValueError(f"relevance_growth must be >= 1, got {relevance_growth!r}")
         self.allocation = allocation
@@ -181,7 +177,7 @@ class FETCAgent(ETCAgent):
         self.relevance_points = relevance_points
         self.relevance_growth = float(relevance_growth)
         self.exploit_query = exploit_query
-        self.n_refine = n_refine
+        self.n_refine = check_n_refine(n_refine)
 
     def start(self) -> None:
         self._relevance_n = 0  # the GP's data size at the last measure (0: never measured)
@@ -304,10 +300,7 @@ class FETCAgent(ETCAgent):
         out = {}
         for i in sets:
             ctrl = list(self.task.control_sets[i])
-            sobol = SobolEngine(len(ctrl), scramble=True, seed=self.acquisition.seed + i)
-            Z = torch.cat(
-                [sobol.draw(self.raw_samples, dtype=torch.float64), torch.as_tensor(best[:, ctrl])]
-            )
+            Z = set_candidates(ctrl, self.raw_samples, self.acquisition.seed + i, best)
 
             def bound(X: Tensor, i: int = i) -> Tensor:
                 mean, std = self.posterior.mean_std(self.surrogate, i, X)

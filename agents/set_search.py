@@ -1,5 +1,6 @@
-"""Maximizing a differentiable score of one control set's variables: screened candidates, the
-best refined by L-BFGS-B with autograd gradients.
+"""Maximizing a differentiable score of one control set's variables: screened candidates
+(scrambled Sobol points and observed queries), the best refined by L-BFGS-B with autograd
+gradients.
 
 The scores are functions of a set's value ``g_i(x^i)`` (:mod:`agents.expected_posterior`):
 expected improvement (:class:`agents.cost_ei.CostCooledEIAgent`) and the confidence bounds
@@ -15,10 +16,32 @@ import numpy as np
 import scipy.optimize
 import torch
 from torch import Tensor
+from torch.quasirandom import SobolEngine
 
 #: A score of ``batch x d`` full queries (only the set's entries matter): ``batch`` values,
 #: differentiable in the queries.
 Score = Callable[[Tensor], Tensor]
+
+
+def check_n_refine(n_refine: int) -> int:
+    """``n_refine``, checked to be a positive integer (the agents' constructors call this)."""
+    if not (isinstance(n_refine, int) and n_refine >= 1):
+        raise ValueError(f"n_refine must be a positive integer, got {n_refine!r}")
+    return n_refine
+
+
+def set_candidates(ctrl: Sequence[int], n_sobol: int, seed: int, observed: np.ndarray) -> Tensor:
+    """The candidates of one set's variables: ``(n_sobol + n) x |ctrl|``.
+
+    Args:
+        ctrl: the set's variables.
+        n_sobol: the number of scrambled Sobol points in ``[0, 1]^|ctrl|`` (first rows).
+        seed: the Sobol sequence's scrambling seed.
+        observed: ``n x d`` observed queries, whose values of the set's variables follow.
+    """
+    ctrl = list(ctrl)
+    sobol = SobolEngine(len(ctrl), scramble=True, seed=seed)
+    return torch.cat([sobol.draw(n_sobol, dtype=torch.float64), torch.as_tensor(observed[:, ctrl])])
 
 
 def maximize_on_set(
@@ -35,7 +58,8 @@ def maximize_on_set(
         score: the score to maximize.
         dim: the number of variables ``d``.
         ctrl: the set's variables.
-        candidates: ``k x |ctrl|`` values of the set's variables, scored first.
+        candidates: ``k x |ctrl|`` values of the set's variables, scored first
+            (:func:`set_candidates`).
         n_refine: the best candidates refined by L-BFGS-B (the best of all is kept).
         maxiter: the L-BFGS-B iteration limit.
     """
