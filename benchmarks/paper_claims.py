@@ -12,7 +12,9 @@ The paper (section "Experiments") claims that
 For every panel (problem x cost set x variance x budget) this prints the mean simple regret of
 each agent at 25, 50, 60, 75 and 100% of the budget, the mean evaluations, and the share of the
 spend on the target set ``i*`` and on the costliest set (the last one, cost 1: the full set except
-on airfoil, whose sets all have two variables). Then, per claim, a panel-by-baseline matrix of
+on airfoil, whose sets all have two variables). Then a summary over the panels, per claim and
+baseline (win / tie / loss and the panels with the better mean; ``docs/results.md`` quotes it),
+and per claim a panel-by-baseline matrix of
 ``etc``'s win / tie / loss by the paired bootstrap interval of ``bocvs compare``
 (:mod:`bocvs_env.benchmark.compare`; the page: :mod:`bocvs_env.benchmark.claims`): claim 1 on the final simple regret and on the area under
 simple regret against cost (divided by the budget), claim 2 on evaluations, claim 3 on the share

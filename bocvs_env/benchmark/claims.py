@@ -48,6 +48,14 @@ CLAIMS = (
     ("costliest_share", "3. {agent} spends a smaller share on the costliest set"),
     ("target_share", "3. {agent} spends a larger share on the target set i*"),
 )
+#: The summary's column heads, per claim's figure.
+METRIC_HEADS = {
+    "final": "final simple regret",
+    "area": "area under regret / cost",
+    "evaluations": "evaluations",
+    "costliest_share": "share on the costliest set",
+    "target_share": "share on i*",
+}
 
 
 def panel_summary(panel: Panel, agents: dict[str, list[EpisodeRecord]]) -> dict[str, dict]:
@@ -82,13 +90,39 @@ def claim_matrix(
     for panel in sorted({c.panel for c in rows}):
         cells = [verdicts.get((panel, b), "–") for b in baselines]
         lines.append(f"| {panel.title()} | " + " | ".join(cells) + " |")
-    counts = tally(rows)
-    totals = [wtl(counts[(proposed, b, metric)]) for b in baselines]
-    lines.append("| **win / tie / loss** | " + " | ".join(totals) + " |")
-    sign = -1.0 if METRICS[metric].lower_is_better else 1.0
-    better = [[sign * c.interval.mean > 0 for c in rows if c.reference == b] for b in baselines]
-    cells = [f"{sum(b)} / {len(b)}" for b in better]
+    totals = [over_panels(rows, metric, b, proposed) for b in baselines]
+    lines.append("| **win / tie / loss** | " + " | ".join(t[0] for t in totals) + " |")
+    cells = [f"{better} / {n}" for _, better, n in totals]
     lines.append("| **better mean** | " + " | ".join(cells) + " |")
+    return "\n".join(lines)
+
+
+def over_panels(
+    comparisons: Sequence[PairedComparison], metric: str, baseline: str, proposed: str = PROPOSED
+) -> tuple[str, int, int]:
+    """``proposed`` against ``baseline`` on ``metric`` over the panels: ``"W / T / L"``, the
+    number of panels where its mean over the paired seeds is the better one, and of panels."""
+    rows = [c for c in comparisons if c.metric == metric and c.reference == baseline]
+    sign = -1.0 if METRICS[metric].lower_is_better else 1.0
+    better = sum(sign * c.interval.mean > 0 for c in rows)
+    return wtl(tally(rows)[(proposed, baseline, metric)]), better, len(rows)
+
+
+def summary_table(comparisons: Sequence[PairedComparison], proposed: str = PROPOSED) -> str:
+    """Baselines x claims: ``proposed``'s win / tie / loss over the panels and, after it, the
+    panels where its mean is the better one (the page's summary; ``docs/results.md`` quotes it)."""
+    metrics = [m for m, _ in CLAIMS if any(c.metric == m for c in comparisons)]
+    baselines = sorted({c.reference for c in comparisons})
+    lines = [
+        f"| {proposed} against | " + " | ".join(METRIC_HEADS[m] for m in metrics) + " |",
+        "| --- |" + " :---: |" * len(metrics),
+    ]
+    for b in baselines:
+        cells = []
+        for m in metrics:
+            counts, better, n = over_panels(comparisons, m, b, proposed)
+            cells.append(f"{counts} · {better}/{n}")
+        lines.append(f"| {b} | " + " | ".join(cells) + " |")
     return "\n".join(lines)
 
 
@@ -203,6 +237,11 @@ def claims_markdown(
             "loss when on the other side, a tie when it contains 0 "
             f'(`bocvs compare --agent {proposed}`). "better mean" counts the panels where '
             f"{proposed}'s mean over the paired seeds is the better one, significant or not."
+        )
+        parts.append(
+            f"### Over all panels\n\nPer claim: {proposed}'s win / tie / loss over the panels, "
+            f"then the panels where its mean is the better one.\n\n"
+            + summary_table(comparisons, proposed)
         )
         parts += [
             claim_matrix(comparisons, m, title.format(agent=proposed), proposed)

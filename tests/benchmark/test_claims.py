@@ -58,6 +58,29 @@ def test_claim_matrix_states_each_panel_and_the_tally() -> None:
     assert "| **better mean** | 1 / 2 |" in text  # moderate: the two seeds' means are equal
 
 
+def test_the_summary_states_each_baselines_tally_and_better_means_per_claim() -> None:
+    runs = win_and_tie_runs("etc", "random") + [hand_run("ts-psq", s, [0.95]) for s in range(3)]
+    rows = compare_runs(runs, agent="etc", metric_names=["final", "area"], n_resamples=300)
+    lines = claims.summary_table(rows).splitlines()
+    assert lines[0] == "| etc against | final simple regret | area under regret / cost |"
+    # random: a win (cheap) and a tie (moderate), etc's mean better in 1 of the 2 panels;
+    # ts-psq: cheap only, where its 0.95 beats etc's 0.9 on every seed
+    assert [line.split(" | ")[:2] for line in lines[2:]] == [
+        ["| random", "1 / 1 / 0 · 1/2"],
+        ["| ts-psq", "0 / 0 / 1 · 0/1"],
+    ]
+    for column, metric in ((1, "final"), (2, "area")):  # as the claim's matrix tallies
+        matrix = claims.claim_matrix(rows, metric, "claim").splitlines()
+        counts, better = (row.split(" | ")[1:] for row in matrix[-2:])
+        cells = [line.strip("| ").split(" | ")[column] for line in lines[2:]]
+        tallied = zip(counts, better, strict=True)
+        assert cells == [
+            f"{c.strip(' |')} · {b.strip(' |').replace(' / ', '/')}" for c, b in tallied
+        ]
+    page = claims.claims_markdown(runs, resamples=300)
+    assert "### Over all panels" in page and "| random | 1 / 1 / 0 · 1/2 |" in page
+
+
 def test_the_claims_are_stated_for_any_proposed_agent() -> None:
     runs = win_and_tie_runs("fetc", "etc")
     page = claims.claims_markdown(runs, resamples=50, proposed="fetc")

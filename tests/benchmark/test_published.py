@@ -173,6 +173,12 @@ def test_steps_keep_every_step(published: Path, two_agent_store: Path) -> None:
 DOCS_DATA = REPO / "docs" / "data"
 
 
+def summary_of(page: str) -> str:
+    """The table of a claims page's section "Over all panels"."""
+    section = page.split("### Over all panels", 1)[1]
+    return section.split("\n\n")[2]
+
+
 @pytest.mark.skipif(
     not (DOCS_DATA / RUNS_FILE).is_file(), reason="docs/data is published by the grid (issue 14)"
 )
@@ -183,9 +189,23 @@ def test_docs_pages_are_recomputed_from_the_published_data(
     assert capsys.readouterr().out == (REPO / "docs" / "paper" / "tables.md").read_text()
     with PublishedRuns(DOCS_DATA) as source:
         runs = claims.select_runs(source, "grid")
-    assert claims.claims_markdown(runs) == (REPO / "docs" / "paper" / "claims.md").read_text()
+    paper_page = claims.claims_markdown(runs)
+    assert paper_page == (REPO / "docs" / "paper" / "claims.md").read_text()
     fetc_page = claims.claims_markdown(runs, proposed="fetc", time_reference="etc")
     assert fetc_page == (REPO / "docs" / "agents" / "fetc_claims.md").read_text()
+    results = (REPO / "docs" / "results.md").read_text()
+    for page in (paper_page, fetc_page):  # the results page quotes the tallies over panels
+        assert summary_of(page) in results
+    for sweep in ("grid_levy6", "grid_hartmann6_expensive", "grid_hartmann6_variance08"):
+        extras = REPO / "docs" / "extras" / sweep
+        capsys.readouterr()
+        assert main(["table", "--data", str(DOCS_DATA), "--sweep", sweep]) == 0
+        assert capsys.readouterr().out == (extras / "tables.md").read_text()
+        with PublishedRuns(DOCS_DATA) as source:
+            runs = claims.select_runs(source, sweep)
+        assert claims.claims_markdown(runs) == (extras / "claims.md").read_text()
+        fetc_page = claims.claims_markdown(runs, proposed="fetc", time_reference="etc")
+        assert fetc_page == (extras / "fetc_claims.md").read_text()
     for page, args in (
         ("fetc_ablation.md", ["--reference", "etc", "--metrics", "final", "area"]),
         ("fetc_value_bounds.md", ["--agent", "fetc", "--metrics", "final", "area", "evaluations"]),
