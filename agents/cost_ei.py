@@ -54,8 +54,8 @@ class CostCooledEIAgent(ModelBasedAgent):
       over a :class:`~botorch.models.deterministic.GenericDeterministicModel` that maps a set's
       index to ``c_hat_i^alpha``.
     - **Maximization** per set: ``raw_samples`` scrambled Sobol candidates in the set's
-      variables plus the observed queries, the best ``n_restarts`` refined by L-BFGS-B with
-      autograd gradients (``maxiter`` iterations), the best ``n_refine`` of them
+      variables plus the observed queries, scored, and the best ``n_refine`` of them refined by
+      L-BFGS-B with autograd gradients (``maxiter`` iterations)
       (:func:`agents.set_search.maximize_on_set`).
 
     The decision log has one entry per round: ``set``, ``ei`` (per set), ``cost`` (the cost

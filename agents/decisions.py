@@ -122,7 +122,8 @@ def intersect_bounds(
 
 
 def feasible_sets(ucb_bar: np.ndarray, lcb_bar: float, alpha: float) -> list[int]:
-    """``S1 = {i : ucb_bar_i > (1 - alpha) * lcb_bar}`` (strict, as Algorithm 1 line 16)."""
+    """``S1 = {i : ucb_bar_i > (1 - alpha) * lcb_bar}`` (strict, as Algorithm 1 line 16), for
+    the sets' UCBs ``ucb_bar`` ``(m,)`` and the largest LCB ``lcb_bar`` (units of ``y``)."""
     if not 0.0 <= alpha < 1.0:
         raise ValueError(f"alpha must be in [0, 1), got {alpha!r}")
     threshold = (1.0 - alpha) * float(lcb_bar)
@@ -212,7 +213,8 @@ def cost_lcb(cost_sums: np.ndarray, plays: np.ndarray, horizon: float) -> np.nda
 
 
 def cheapest_feasible(s1: Sequence[int], lcbs: np.ndarray) -> list[int]:
-    """``S3``: the sets of ``S1`` whose cost LCB equals the smallest in ``S1`` (all ties kept)."""
+    """``S3``: the sets of ``S1`` whose cost LCB (``lcbs``, ``(m,)``, units of cost) equals the
+    smallest in ``S1`` (all ties kept)."""
     if not s1:
         raise ValueError("S1 must not be empty")
     lcbs = np.asarray(lcbs, np.float64)

@@ -84,7 +84,7 @@ class ETCAgent(ModelBasedAgent):
 
     The decision log (:meth:`diagnostics`) has one entry per round: ``phase``, ``set``,
     ``value`` (the played ``max_x E[u]``), ``lcb_bar``, ``ucb_bar``, and in exploitation
-    ``alpha``, ``s1``, ``reset``, ``cost_lcb``, ``s3``.
+    ``alpha``, ``s1``, ``reset``, ``horizon``, ``cost_lcb``, ``s3``.
 
     Args:
         explore_fraction: the share of the budget exploration may spend (the paper: 60%).

@@ -84,7 +84,11 @@ class ExpectedPosterior:
 
 
 def expected_improvement(mean: Tensor, std: Tensor, best: float) -> Tensor:
-    """Analytic EI ``E[max(g - best, 0)]`` for ``g ~ N(mean, std^2)`` (Jones et al. 1998)."""
+    """Analytic EI ``E[max(g - best, 0)]`` for ``g ~ N(mean, std^2)`` (Jones et al. 1998).
+
+    ``mean`` and ``std`` (``> 0``) have one shape, ``(batch,)``, and the units of ``y``, as
+    ``best`` has; the EI has their shape and units.
+    """
     z = (mean - best) / std
     normal = torch.distributions.Normal(torch.zeros_like(z), torch.ones_like(z))
     return std * (z * normal.cdf(z) + normal.log_prob(z).exp())

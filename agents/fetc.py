@@ -80,8 +80,9 @@ class FETCAgent(ETCAgent):
        measures every variable's relevance by feature collapsing, averaged over inputs
        drawn from the variables' distributions (:func:`agents.relevance.collapse_relevance`;
        a global measure, steadier with little data than SADCBO's at the best queries), again
-       whenever the data has grown by the factor ``relevance_growth`` since (so ``O(log n)``
-       times in a run, as the geometric refits), calls relevant the variables with
+       whenever the GP's training set has grown by the factor ``relevance_growth`` since (so
+       ``O(log n)`` times in a run; once the GP's data is thinned to ``max_data`` points it
+       grows no more, and the last measure is kept), calls relevant the variables with
        at least ``relevance_threshold`` times the largest relevance, and skips the sets that
        only add irrelevant variables to a cheaper subset (:func:`agents.relevance.redundant_sets`):
        on hartmann6 in 12-D the full set once dims 6-11 are seen to do nothing. Exploitation
@@ -115,8 +116,8 @@ class FETCAgent(ETCAgent):
         relevance_min_data: observations before relevance is trusted; ``None`` is ``2 d``.
         relevance_points: the quasi-random inputs (drawn from the variables' distributions)
             relevance is averaged over.
-        relevance_growth: the relevance is measured again once the GP's data has grown by this
-            factor (``>= 1``; 1 measures it at every exploration play) since the last measure.
+        relevance_growth: the relevance is measured again once the GP's training set (at most
+            ``max_data`` points) has grown by this factor (``>= 1``; 1 measures it at every exploration play) since the last measure.
         exploit_query: ``"ts"`` or ``"ucb"``.
         n_refine: with ``value_bounds="integral"``, the best screened candidates per set whose
             bound is refined by L-BFGS-B (as :class:`~agents.cost_ei.CostCooledEIAgent`'s).

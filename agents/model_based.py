@@ -137,9 +137,11 @@ class ModelBasedAgent(BaseAgent):
             A sweep config names these settings this way (TOML has no ``None``).
 
     ``refit_schedule``, ``polish_samples``, ``refit_maxiter``, ``max_data`` and ``hold`` not
-    given take the agent class's :attr:`model_defaults`. Every option is passed to the
-    :class:`GPSurrogate` and :class:`ExpectedAcquisition` explicitly: these are the agents'
-    defaults, where the components' own are the exact ones.
+    given take the agent class's :attr:`model_defaults`. These options are passed to the
+    :class:`GPSurrogate` and :class:`ExpectedAcquisition` explicitly: they are the agents'
+    defaults, where the components' own are the exact ones. The components' other options
+    (``n_polish``, ``pre_refine``, ``exact_mean``, ``raw_n_samples``, ``n_features``,
+    ``warm_start``) keep the components' defaults.
     """
 
     #: The defaults of the options left :data:`UNSET`, by name: the fast options

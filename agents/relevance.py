@@ -10,7 +10,8 @@ mean when ``x_l`` is left to chance, i.e. replaced by draws of its known distrib
 
 This is exactly what leaving ``l`` out of the control set costs at ``x`` (to second order), so
 it is the relevance that matters in BOCVS. It is averaged (in squares) over a few reference
-queries, the best observed ones by posterior mean. The set-level rules below are pure
+queries (FETC's: quasi-random draws of every variable from its distribution; SADCBO's: the
+best observed queries by posterior mean). The set-level rules below are pure
 functions of the relevance vector and the cost estimates.
 """
 
@@ -78,7 +79,8 @@ def relevant_variables(relevance: np.ndarray, threshold: float) -> list[int]:
 def redundant_sets(
     control_sets: Sequence[Sequence[int]], relevant: Sequence[int], costs: np.ndarray
 ) -> list[int]:
-    """Sets that only add irrelevant variables to a strictly cheaper subset.
+    """Sets that only add irrelevant variables to a strictly cheaper subset (``costs``: the
+    sets' cost estimates, ``(m,)``).
 
     Set ``j`` is redundant if some strict subset ``i`` of it with ``costs_i < costs_j``
     controls every relevant variable that ``j`` controls: up to the irrelevant variables,
@@ -104,7 +106,8 @@ def cheapest_covering_set(
     relevant: Sequence[int],
     costs: np.ndarray,
 ) -> int:
-    """The cheapest set that controls every relevant variable.
+    """The cheapest set that controls every relevant variable (``relevance``: ``(d,)`` in the
+    units of ``y``; ``costs``: the sets' cost estimates, ``(m,)``).
 
     If no set does, the sets that cover the largest share of the relevance (in squares) compete
     instead. Ties in cost go to the smaller set, then the lower index.

@@ -45,8 +45,9 @@ class SADCBOAgent(ModelBasedAgent):
     - **Phases**: SADCBO's switch from observing contexts to intervening uses an early-stopping
       bound on the regret (Makarova et al. 2022), whose threshold comes from a validation
       estimate this setting lacks. Here the observational phase is ``warmup`` rounds on the
-      cheapest set by the cost model (sets never played are tried first, cheapest first by
-      index), in which every other variable is drawn by the environment and so observed: the
+      cheapest set by the cost model, ties to the smaller set, then the lower index (a set never
+      played counts at the cheapest observed mean, so the phase stays on the first cheapest
+      set; it does not try the others), in which every other variable is drawn by the environment and so observed: the
       GP learns from them as from contexts. Afterwards relevance is recomputed after every fit.
     - **Query**: ``argmax E[u]`` over the chosen set, the expectation over its random variables
       (the paper's UCB on the joint space, with the uncontrolled contexts integrated out as

@@ -75,9 +75,9 @@ class ExpectedAcquisition:
         maxiter: the L-BFGS-B iteration limit.
         raw_n_samples: raw candidates are screened with only the first ``raw_n_samples``
             samples (a prefix of the Sobol sequence, balanced for powers of two) when the
-            surrogate is not a :class:`GPSurrogate` or the bound is a sample path (a GP's bounds
-            are screened in closed form, see :meth:`GPClosedForm.screen`); the refined starts and the
-            returned values use all ``n_samples``.
+            surrogate is not a :class:`GPSurrogate` (a GP's bounds are screened in closed form,
+            see :meth:`GPClosedForm.screen`; a sample path's expectation is screened with all
+            samples); the refined starts and the returned values use all ``n_samples``.
         pre_refine: for a :class:`GPSurrogate` and a ``"ucb"``/``"lcb"``/``"mean"`` bound, first
             refine the starts on the ``O(n^2)``-per-point screening score (which equals the
             expectation wherever the variance is the same for every sample, and bounds it

@@ -77,7 +77,8 @@ class GrowingCholesky:
 
     def _extended_precision(self, L21t: Tensor, L22: Tensor) -> Tensor:
         """The block inverse through the Schur complement ``L22 L22^T``, given the new factor
-        blocks (``n x k`` and ``k x k``); the old precision is updated in place."""
+        blocks (``n x k`` and ``k x k``); a new ``(n + k) x (n + k)`` matrix, whose top-left block is
+        the old precision plus a rank-``k`` update (computed in place in the new matrix)."""
         assert self._W is not None
         n, k = L21t.shape
         V = torch.linalg.solve_triangular(self.L.T, L21t, upper=True)  # W K12, n x k

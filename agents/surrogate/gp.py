@@ -79,8 +79,8 @@ class GPSurrogate(FactorizedPosterior):
             extended with the last hyperparameters.
         refit_factor: the geometric schedule's growth factor (``> 1``): the next refit comes at
             ``max(n_fit + refit_every, refit_factor * n_fit)`` points for ``n_fit`` at the last.
-        seed: seeds the random restarts BoTorch may use when a hyperparameter fit fails (each refit
-            uses ``seed + refit count``); ``None`` leaves torch's global generator as it is.
+        seed: seeds the random restarts BoTorch may use when a hyperparameter fit fails (each fit
+            attempt, failed ones included, uses ``seed + attempt``); ``None`` leaves torch's global generator as it is.
         n_features: the number of random Fourier features of the prior in :meth:`sample_paths`.
         warm_start: start each refit from the previous fit's hyperparameters (the data only
             grew; several times faster), not from BoTorch's initial values.
