@@ -13,12 +13,13 @@ from botorch.acquisition.cost_aware import InverseCostWeightedUtility
 from botorch.models.deterministic import GenericDeterministicModel
 from torch import Tensor
 
+from agents.acquisition.screening import set_candidates
 from agents.base import Action, Observation
 from agents.cost_estimates import cooling_exponent, optimistic_mean_costs
 from agents.decisions import maximal_sets
 from agents.expected_posterior import ExpectedPosterior, expected_improvement
 from agents.model_based import FRUGAL_COMPUTE, ModelBasedAgent
-from agents.set_search import check_n_refine, maximize_on_set, set_candidates
+from agents.set_search import check_n_refine, maximize_on_set
 
 
 class CostCooledEIAgent(ModelBasedAgent):

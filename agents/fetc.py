@@ -11,6 +11,7 @@ from typing import Any, ClassVar, Literal
 import numpy as np
 from torch import Tensor
 
+from agents.acquisition.screening import set_candidates
 from agents.allocation import cheapest_acceptable, exploration_fits, spend_balanced_set
 from agents.base import Action, Observation
 from agents.cost_estimates import bernstein_cost_lcb, optimistic_mean_costs
@@ -24,7 +25,7 @@ from agents.etc import ETC_FAST_SETTINGS, ETCAgent
 from agents.expected_posterior import ExpectedPosterior
 from agents.model_based import FRUGAL_COMPUTE
 from agents.relevance import collapse_relevance, redundant_sets, relevant_variables
-from agents.set_search import check_n_refine, maximize_on_set, set_candidates
+from agents.set_search import check_n_refine, maximize_on_set
 
 #: The switches that turn every FETC component off: FETC with these is ETC (Algorithm 1) with
 #: the same model options (with :data:`agents.etc.ETC_EXACT_SETTINGS` too, ETC as first

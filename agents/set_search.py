@@ -1,6 +1,6 @@
 """Maximizing a differentiable score of one control set's variables: screened candidates
-(scrambled Sobol points and observed queries), the best refined by L-BFGS-B with autograd
-gradients.
+(scrambled Sobol points and observed queries, :func:`agents.acquisition.screening.set_candidates`),
+the best refined by L-BFGS-B with autograd gradients.
 
 The scores are functions of a set's value ``g_i(x^i)`` (:mod:`agents.expected_posterior`):
 expected improvement (:class:`agents.cost_ei.CostCooledEIAgent`) and the confidence bounds
@@ -16,7 +16,6 @@ import numpy as np
 import scipy.optimize
 import torch
 from torch import Tensor
-from torch.quasirandom import SobolEngine
 
 #: A score of ``batch x d`` full queries (only the set's entries matter): ``batch`` values,
 #: differentiable in the queries.
@@ -28,20 +27,6 @@ def check_n_refine(n_refine: int) -> int:
     if not (isinstance(n_refine, int) and n_refine >= 1):
         raise ValueError(f"n_refine must be a positive integer, got {n_refine!r}")
     return n_refine
-
-
-def set_candidates(ctrl: Sequence[int], n_sobol: int, seed: int, observed: np.ndarray) -> Tensor:
-    """The candidates of one set's variables: ``(n_sobol + n) x |ctrl|``.
-
-    Args:
-        ctrl: the set's variables.
-        n_sobol: the number of scrambled Sobol points in ``[0, 1]^|ctrl|`` (first rows).
-        seed: the Sobol sequence's scrambling seed.
-        observed: ``n x d`` observed queries, whose values of the set's variables follow.
-    """
-    ctrl = list(ctrl)
-    sobol = SobolEngine(len(ctrl), scramble=True, seed=seed)
-    return torch.cat([sobol.draw(n_sobol, dtype=torch.float64), torch.as_tensor(observed[:, ctrl])])
 
 
 def maximize_on_set(
@@ -59,7 +44,7 @@ def maximize_on_set(
         dim: the number of variables ``d``.
         ctrl: the set's variables.
         candidates: ``k x |ctrl|`` values of the set's variables, scored first
-            (:func:`set_candidates`).
+            (:func:`agents.acquisition.screening.set_candidates`).
         n_refine: the best candidates refined by L-BFGS-B (the best of all is kept).
         maxiter: the L-BFGS-B iteration limit.
     """

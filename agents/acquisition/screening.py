@@ -40,11 +40,21 @@ def raw_candidates(
     restricted to the set's variables, so that the starts are never worse than the best
     observed point by the screening score."""
     count = raw_count(inputs, i, raw_samples)
-    idx = inputs.controlled(i)
-    engine = SobolEngine(len(idx), scramble=True, seed=seed)
-    parts = [engine.draw(count, dtype=torch.float64)]
-    if train_X is not None and train_X.shape[0] > 0:
-        parts.append(train_X[-count:, idx].to(torch.float64))
+    recent = None if train_X is None else train_X[-count:]
+    return set_candidates(inputs.controlled(i), count, seed, recent)
+
+
+def set_candidates(
+    ctrl: Sequence[int], n_sobol: int, seed: int, observed: np.ndarray | Tensor | None
+) -> Tensor:
+    """Candidates of one set's variables, ``(n_sobol + n) x |ctrl|``: ``n_sobol`` scrambled
+    Sobol points in ``[0, 1]^|ctrl|`` (scrambled by ``seed``), then the ``n x d`` observed
+    queries ``observed`` (none if ``None``) restricted to the set's variables ``ctrl``."""
+    ctrl = list(ctrl)
+    sobol = SobolEngine(len(ctrl), scramble=True, seed=seed)
+    parts = [sobol.draw(n_sobol, dtype=torch.float64)]
+    if observed is not None:
+        parts.append(torch.as_tensor(observed[:, ctrl], dtype=torch.float64))
     return torch.cat(parts)
 
 

@@ -12,6 +12,7 @@ from agents.acquisition.screening import (
     distinct_best_per_owner,
     pruned_top,
     raw_candidates,
+    set_candidates,
 )
 from agents.surrogate import GPSurrogate
 from bocvs_env.problems.distributions import TruncatedNormal
@@ -97,3 +98,17 @@ def test_each_owner_keeps_its_own_distinct_best() -> None:
     minus_values = [-1.0, -2.0, -0.5, -0.1, -0.3]
     # owner 0 first: 4 before 3; owner 1: 1, then 2 (0 duplicates 1)
     assert distinct_best_per_owner(owners, points, minus_values, limit=2) == [4, 3, 1, 2]
+
+
+def test_candidates_are_seeded_sobol_points_then_the_observed_values_of_the_sets_variables() -> (
+    None
+):
+    observed = np.array([[0.1, 0.2, 0.3], [0.4, 0.5, 0.6]])
+    Z = set_candidates([0, 2], 8, seed=3, observed=observed)
+    assert Z.shape == (10, 2) and Z.dtype == torch.float64
+    assert (
+        bool(((Z[:8] >= 0) & (Z[:8] <= 1)).all()) and len({tuple(z) for z in Z[:8].tolist()}) == 8
+    )
+    assert Z[8:].tolist() == [[0.1, 0.3], [0.4, 0.6]]
+    assert torch.equal(Z, set_candidates([0, 2], 8, seed=3, observed=observed))
+    assert not torch.equal(Z[:8], set_candidates([0, 2], 8, seed=4, observed=observed)[:8])

@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-import numpy as np
 import pytest
 import torch
 
 from agents.cost_ei import CostCooledEIAgent
 from agents.fetc import FETCAgent
-from agents.set_search import maximize_on_set, set_candidates
+from agents.set_search import maximize_on_set
 
 
 def test_maximizes_over_the_set_and_leaves_the_other_variables_at_the_centre() -> None:
@@ -33,20 +32,6 @@ def test_keeps_the_best_candidate_when_refinement_cannot_improve() -> None:
     candidates = torch.tensor([[0.2], [0.8]], dtype=torch.float64)
     value, x = maximize_on_set(score, 2, [0], candidates, n_refine=2, maxiter=10)
     assert value == 1.0 and x[0] == 0.8
-
-
-def test_candidates_are_seeded_sobol_points_then_the_observed_values_of_the_sets_variables() -> (
-    None
-):
-    observed = np.array([[0.1, 0.2, 0.3], [0.4, 0.5, 0.6]])
-    Z = set_candidates([0, 2], 8, seed=3, observed=observed)
-    assert Z.shape == (10, 2) and Z.dtype == torch.float64
-    assert (
-        bool(((Z[:8] >= 0) & (Z[:8] <= 1)).all()) and len({tuple(z) for z in Z[:8].tolist()}) == 8
-    )
-    assert Z[8:].tolist() == [[0.1, 0.3], [0.4, 0.6]]
-    assert torch.equal(Z, set_candidates([0, 2], 8, seed=3, observed=observed))
-    assert not torch.equal(Z[:8], set_candidates([0, 2], 8, seed=4, observed=observed)[:8])
 
 
 @pytest.mark.parametrize("agent", [CostCooledEIAgent, FETCAgent])
