@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Regenerates every results page of docs/ from the published runs alone (issue 14): the paper's
 # grid (docs/paper/), FETC's claims and ablation (docs/agents/), and the settings the paper left
-# out (docs/extras/). No run is made; nothing but the published folder is read.
+# out (docs/extras/). No run is made; nothing but the published folder is read (and, for
+# docs/paper/cost.md, the reference implementations' timings, benchmarks/results/decisions.json).
 #
 #   bash benchmarks/docs.sh [docs/data]
 #
