@@ -27,9 +27,9 @@ CPU time per run as a ratio to ``--time-reference``'s (default ``etc``; issue 13
 It reads a result store or a folder written by ``bocvs publish`` (``docs/data``), and refuses
 runs of several code versions unless given ``--allow-mixed-versions``:
 
-    python benchmarks/paper_claims.py --data docs/data [--sweep paper] [--seeds 0 1]
+    python benchmarks/paper_claims.py --data docs/data --sweep grid [--seeds 0 1]
         [--problems hartmann6_12d plant] [--resamples 10000]
-    python benchmarks/paper_claims.py --store results/paper/bocvs.db
+    python benchmarks/paper_claims.py --store results/grid/bocvs.db --sweep grid
 """
 
 from __future__ import annotations
@@ -37,9 +37,8 @@ from __future__ import annotations
 import argparse
 import sys
 
-from bocvs_env.benchmark.claims import PROPOSED, claims_markdown, select_runs
-from bocvs_env.benchmark.published import add_source_arguments, open_runs
-from bocvs_env.benchmark.versions import check_one_version
+from bocvs_env.benchmark.claims import PROPOSED, claims_markdown
+from bocvs_env.benchmark.published import add_source_arguments, script_runs
 
 
 def main() -> None:
@@ -54,16 +53,11 @@ def main() -> None:
     p.add_argument(
         "--time-reference", default=PROPOSED, help="its CPU time as a ratio to this agent's"
     )
-    p.add_argument("--allow-mixed-versions", action="store_true")
     args = p.parse_args()
-    with open_runs(args.store or args.data) as source_runs:
-        runs = select_runs(source_runs, args.sweep, args.seeds, args.problems)
-    if not runs:
-        sys.exit(f"paper_claims: no runs of sweep {args.sweep!r} with these seeds and problems")
-    try:  # mixed versions, or a proposed agent without runs
-        check_one_version(runs, args.allow_mixed_versions)
+    try:  # no such store or folder or sweep, mixed versions, a proposed agent without runs
+        runs = script_runs(args, args.seeds, args.problems)
         page = claims_markdown(runs, args.resamples, 0, args.proposed, args.time_reference)
-    except ValueError as err:
+    except (OSError, ValueError) as err:
         print(f"paper_claims: error: {err}", file=sys.stderr)
         sys.exit(2)
     print(page, end="")

@@ -5,20 +5,23 @@ Each round of a model-based agent is charged one reference-style decision at the
 observations it had then (the timing model: ``bocvs_env.benchmark.cost_estimate``); the
 measured figures are the runs' wall time and their CPU time (``cpu_s``, for runs that recorded it).
 
-    python benchmarks/paper_cost.py --store results/paper/bocvs.db \
+It refuses runs of several code versions unless given ``--allow-mixed-versions``.
+
+    python benchmarks/paper_cost.py --store results/grid/bocvs.db --sweep grid \
         --reference benchmarks/results/decisions.json [--workers 2]
-    python benchmarks/paper_cost.py --data docs/data --reference benchmarks/results/decisions.json
+    python benchmarks/paper_cost.py --data docs/data --sweep grid \
+        --reference benchmarks/results/decisions.json
 """
 
 from __future__ import annotations
 
 import argparse
+import sys
 from collections import defaultdict
 from pathlib import Path
 
-from bocvs_env.benchmark.claims import select_runs
 from bocvs_env.benchmark.cost_estimate import reference_times, sweep_cost
-from bocvs_env.benchmark.published import add_source_arguments, open_runs
+from bocvs_env.benchmark.published import add_source_arguments, script_runs
 
 
 def main() -> None:
@@ -27,9 +30,11 @@ def main() -> None:
     p.add_argument("--reference", type=Path, nargs="+", required=True)
     p.add_argument("--workers", type=int, default=2, help="parallel workers for the wall time")
     args = p.parse_args()
-    sizes, seconds = reference_times(args.reference)
-    with open_runs(args.store or args.data) as store:
-        runs = select_runs(store, args.sweep)
+    try:  # no such reference, store, folder or sweep; mixed versions
+        sizes, seconds = reference_times(args.reference)
+        runs = script_runs(args)
+    except (OSError, ValueError) as err:
+        sys.exit(f"paper_cost: error: {err}")
     rows = sweep_cost(runs, sizes, seconds)
     timings = dict(zip(sizes.astype(int).tolist(), seconds.round(2).tolist(), strict=True))
     print(f"reference decision times (s) by n: {timings}")

@@ -5,9 +5,10 @@ that keep only what is committed) is carried by its published folder: at the end
 ``bocvs publish`` writes the runs so far, which are committed; on the next machine this script
 rebuilds a store from them and ``bocvs run`` goes on where it stopped. The rebuilt runs lack
 what publishing leaves out (``x``, ``y``, the decision logs) and publish again unchanged
-(:func:`bocvs_env.benchmark.published.restore_store`).
+(:func:`bocvs_env.benchmark.published.restore_store`). It refuses to put runs of another code
+version beside the store's (``--allow-mixed-versions`` to do it anyway).
 
-    python benchmarks/store_from_published.py --data benchmarks/results/grid_cdeb3b2 \
+    python benchmarks/store_from_published.py --data benchmarks/results/grid_552ba3d \
         --store results/grid/bocvs.db
 """
 
@@ -25,11 +26,13 @@ def main() -> None:
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
     p.add_argument("--data", type=Path, required=True, help="a folder written by bocvs publish")
     p.add_argument("--store", type=Path, required=True, help="the store to add the runs to")
+    p.add_argument("--allow-mixed-versions", action="store_true",
+                   help="add the runs even if the store's come from another code version")  # fmt: skip
     args = p.parse_args()
     try:  # a missing or tampered folder, a store that is not one or cannot be written
         source = PublishedRuns(args.data)
         with ResultStore(args.store) as store:
-            added = restore_store(source, store)
+            added = restore_store(source, store, args.allow_mixed_versions)
             total = len(store)
     except (OSError, ValueError) as err:
         print(f"store_from_published: error: {err}", file=sys.stderr)

@@ -31,7 +31,8 @@ the run or the option, with exit status 2; nothing stored is changed.
 
 Reports (``plot``, ``table``, ``compare``, ``export``, ``publish``) read a store, or a folder
 written by ``publish`` (``--data``), and refuse runs of several code versions
-(:mod:`bocvs_env.benchmark.versions`) unless given ``--allow-mixed-versions``.
+(:mod:`bocvs_env.benchmark.versions`) unless given ``--allow-mixed-versions``; so does ``run``,
+before it adds runs to a sweep whose stored runs another code version made.
 """
 
 from __future__ import annotations
@@ -69,6 +70,17 @@ output: results (tables, plot paths) go to stdout; progress and errors to stderr
 drawn as bars on a terminal and as plain lines otherwise (logs, pipes, CI); -q hides it.
 Tables and plots give the mean over seeds ± one standard error (std / sqrt(seeds)).
 """
+
+
+def _positive(text: str) -> int:
+    """An integer of at least 1 (``--workers``), checked before the store is created."""
+    try:
+        n = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected an integer, got {text!r}") from None
+    if n < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1, got {n}")
+    return n
 
 
 def _seeds(text: str) -> int | list[int]:
@@ -203,7 +215,8 @@ def _cmd_run(args: argparse.Namespace) -> int:
     from bocvs_env.benchmark.executors import make_executor
     from bocvs_env.benchmark.progress import SweepProgress, progress_mode
     from bocvs_env.benchmark.store import ResultStore
-    from bocvs_env.benchmark.sweep import check_sweep, run_sweep
+    from bocvs_env.benchmark.sweep import check_sweep, pending_runs, run_sweep
+    from bocvs_env.benchmark.versions import MixedVersionsError, check_one_version, check_resumable
 
     if args.sweep is not None:  # resume a recorded sweep: its store must exist
         with ResultStore(args.store, readonly=True) as store:
@@ -217,6 +230,8 @@ def _cmd_run(args: argparse.Namespace) -> int:
     shown = SweepProgress(sweep.name, labels, progress_mode(args.quiet))
     with ResultStore(args.store) as store:
         _check_name(args, sweep, store)
+        if pending_runs(sweep, store)[0]:  # runs to add: beside runs of this code only
+            check_resumable(store.runs(sweep.keys()), args.allow_mixed_versions)
         executor = make_executor(args.executor, args.workers, args.ray_address)
         t0 = time.perf_counter()
         try:
@@ -231,6 +246,11 @@ def _cmd_run(args: argparse.Namespace) -> int:
             f"({report.skipped} skipped, {len(report.failed)} failed) in {args.store}"
         )
         runs = store.runs(sweep.keys())
+    try:
+        check_one_version(runs, args.allow_mixed_versions)
+    except MixedVersionsError as err:
+        print(f"bocvs run: no table or plots: {err}", file=sys.stderr)
+        runs = []
     if runs:
         from bocvs_env.benchmark.plots import save_figures
         from bocvs_env.benchmark.tables import summary_markdown
@@ -359,10 +379,12 @@ def build_parser() -> argparse.ArgumentParser:
     )
     _add_sweep_options(run)
     run.add_argument("--executor", choices=("local", "ray"), default="local")
-    run.add_argument("--workers", type=int, help="local processes, or CPUs of a local Ray")
+    run.add_argument("--workers", type=_positive, help="local processes, or CPUs of a local Ray")
     run.add_argument("--ray-address", help="connect to this Ray cluster (else start one)")
     run.add_argument("--out", type=Path, help="plot folder (default: beside the store)")
     run.add_argument("--no-plot", action="store_true", help="skip the plots")
+    run.add_argument("--allow-mixed-versions", action="store_true",
+                     help="add runs to a sweep whose stored runs another code version made")  # fmt: skip
     run.add_argument(
         "-q", "--quiet", action="store_true", help="no progress on stderr (failures still are)"
     )

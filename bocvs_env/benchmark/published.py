@@ -31,6 +31,7 @@ from bocvs_env.benchmark.config import CONFIG_VERSION, RunConfig, SweepConfig
 from bocvs_env.benchmark.export import PROVENANCE_COLUMNS, require_pandas, runs_frame
 from bocvs_env.benchmark.runner import RunResult
 from bocvs_env.benchmark.store import ResultStore, StoredRun
+from bocvs_env.benchmark.versions import check_one_version
 from bocvs_env.evaluation import EpisodeRecord
 
 RUNS_FILE = "runs.parquet"
@@ -99,9 +100,9 @@ be recomputed without the result store and without rerunning. Written by `bocvs 
 by every report command with `--data <this folder>`:
 
 ```bash
-bocvs table   --data docs/data --sweep paper
-bocvs compare --data docs/data --sweep paper --agent etc
-python benchmarks/paper_claims.py --data docs/data
+bocvs table   --data docs/data --sweep grid
+bocvs compare --data docs/data --sweep grid --agent etc
+python benchmarks/paper_claims.py --data docs/data --sweep grid
 ```
 
 or with pandas: `pd.read_parquet("docs/data/runs.parquet")`. Every step of every run is kept
@@ -241,17 +242,36 @@ class PublishedRuns:
         return None
 
     def sweeps(self) -> dict[str, SweepConfig]:
-        """The published sweeps by name."""
-        data = json.loads((self.path / SWEEPS_FILE).read_text())
+        """The published sweeps by name.
+
+        Raises:
+            ValueError: if the file is not JSON, naming it.
+        """
+        path = self.path / SWEEPS_FILE
+        try:
+            data = json.loads(path.read_text())
+        except json.JSONDecodeError as err:
+            raise ValueError(f"{path} is not valid JSON: {err}") from None
         return {name: SweepConfig.from_dict(cfg) for name, cfg in sorted(data.items())}
 
     def runs(self, keys: Iterable[str] | None = None) -> list[StoredRun]:
-        """The published runs, in published order; only those whose digest is in ``keys``."""
+        """The published runs, in published order; only those whose digest is in ``keys``.
+
+        Raises:
+            ValueError: if a table lacks one of its documented columns, naming the file.
+        """
         pd = require_pandas()
         frame = pd.read_parquet(self.path / RUNS_FILE)
+        steps = pd.read_parquet(self.path / STEPS_FILE)
+        for name, table, documented in (
+            (RUNS_FILE, frame, RUN_COLUMNS),
+            (STEPS_FILE, steps, STEP_COLUMNS),
+        ):
+            missing = [c for c in documented if "<i>" not in c and c not in table.columns]
+            if missing:
+                raise ValueError(f"{self.path / name} lacks the columns {missing}")
         if keys is not None:
             frame = frame[frame["key"].isin(set(keys))]
-        steps = pd.read_parquet(self.path / STEPS_FILE)
         steps["key"] = steps["key"].astype(str)
         steps = steps[steps["key"].isin(set(frame["key"]))]
         by_key = {k: g.sort_values("step") for k, g in steps.groupby("key", sort=False)}
@@ -259,17 +279,22 @@ class PublishedRuns:
         return [_stored_run(row, by_key.get(row["key"], empty)) for row in frame.to_dict("records")]
 
 
-def restore_store(source: PublishedRuns, store: ResultStore) -> int:
+def restore_store(source: PublishedRuns, store: ResultStore, allow_mixed: bool = False) -> int:
     """Add the published runs of ``source`` (and their sweeps) to ``store``; how many it had
-    not held.
+    not held (a configuration it holds keeps the store's run).
 
     The store then resumes a sweep after them (``bocvs run`` skips their configurations) and
     publishes them again as they were: their configuration, steps, final figures and
     provenance (commit, versions, host, times) are kept; what a published folder leaves out is
     not (the queries ``x``, the noisy ``y``, which read back as NaN, and the decision logs).
     This carries a sweep across machines that keep only the published folder.
+
+    Raises:
+        MixedVersionsError: before any write, if the store's runs and the folder's come from
+            several code versions, unless ``allow_mixed``.
     """
     runs, sweeps = source.runs(), source.sweeps()  # all read (and checked) before any write
+    check_one_version([*store.runs(), *runs], allow_mixed)
     held = store.sweeps()
     for name, sweep in sweeps.items():
         if name not in held:  # a sweep the store records already keeps its configuration
@@ -283,12 +308,42 @@ def restore_store(source: PublishedRuns, store: ResultStore) -> int:
 
 
 def add_source_arguments(parser: argparse.ArgumentParser) -> None:
-    """The options of a report script that reads runs: ``--store`` or ``--data`` (one of them,
-    for :func:`open_runs`) and ``--sweep`` (default ``paper``)."""
+    """The options of a report script that reads runs (:func:`script_runs`): ``--store`` or
+    ``--data`` (one of them, for :func:`open_runs`), ``--sweep`` and
+    ``--allow-mixed-versions``."""
     source = parser.add_mutually_exclusive_group(required=True)
     source.add_argument("--store", type=Path, help="a result store")
     source.add_argument("--data", type=Path, help="a folder written by bocvs publish")
-    parser.add_argument("--sweep", default="paper")
+    parser.add_argument("--sweep", required=True, help="the recorded sweep, e.g. grid")
+    parser.add_argument("--allow-mixed-versions", action="store_true",
+                        help="accept runs of several commits or library versions")  # fmt: skip
+
+
+def script_runs(
+    args: argparse.Namespace,
+    seeds: Sequence[int] | None = None,
+    problems: Sequence[str] | None = None,
+) -> list[StoredRun]:
+    """The runs a report script reads (options of :func:`add_source_arguments`): the sweep's
+    runs in the store or folder, of these seeds and problems (``None``: all), of one code
+    version unless ``--allow-mixed-versions``.
+
+    Raises:
+        FileNotFoundError, ValueError: nothing at the path, not a store or published folder,
+            an unknown sweep, no runs selected, or runs of several code versions (one line each).
+    """
+    from bocvs_env.benchmark.claims import select_runs
+
+    path = args.store or args.data
+    with open_runs(path) as source:
+        recorded = source.sweeps()
+        if args.sweep not in recorded:
+            raise ValueError(f"no sweep {args.sweep!r} in {path}; it has {sorted(recorded)}")
+        runs = select_runs(source, args.sweep, seeds, problems)
+    if not runs:
+        raise ValueError(f"no runs of sweep {args.sweep!r} with these seeds and problems")
+    check_one_version(runs, args.allow_mixed_versions)
+    return runs
 
 
 def open_runs(path: str | Path) -> ResultStore | PublishedRuns:

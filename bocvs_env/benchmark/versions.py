@@ -95,3 +95,27 @@ def check_one_version(runs: Sequence[_HasProvenance], allow_mixed: bool = False)
             f"the selected runs come from {len(counts)} code versions ({found}); select runs "
             "of one version, or pass --allow-mixed-versions"
         )
+
+
+def this_version() -> str:
+    """This code's version (:func:`code_version`): the commit of this package's checkout and
+    the installed :data:`KEY_DEPENDENCIES`, as a run made here would record them."""
+    return code_version({"git_commit": git_commit(), **dependency_versions()})
+
+
+def check_resumable(runs: Sequence[_HasProvenance], allow_mixed: bool = False) -> None:
+    """Refuse to add this code's runs to a sweep whose stored ``runs`` come from other code
+    versions, unless ``allow_mixed`` (a sweep resumes with the code that began it).
+
+    Raises:
+        MixedVersionsError: naming the versions found, their numbers of runs and this code's.
+    """
+    mine = this_version()
+    others = Counter(v for v in (code_version(r.provenance) for r in runs) if v != mine)
+    if others and not allow_mixed:
+        found = "; ".join(f"{v}: {n} runs" for v, n in sorted(others.items()))
+        raise MixedVersionsError(
+            f"the store holds runs of this sweep made by other code ({found}); this code is "
+            f"{mine}: resume with the code that made them, use another --store, or pass "
+            "--allow-mixed-versions"
+        )

@@ -247,6 +247,18 @@ def test_a_missing_data_file_ends_in_one_line_before_the_store_exists(
     assert not store.exists()
 
 
+@pytest.mark.parametrize("workers", ["0", "-1", "two"])
+def test_bad_workers_end_in_one_line_before_the_store_exists(
+    tmp_path: Path, capsys, workers: str
+) -> None:
+    store = tmp_path / "s.db"
+    with pytest.raises(SystemExit) as stop:
+        main(["run", "--preset", "quick", "--workers", workers, "--store", str(store)])
+    assert stop.value.code == 2 and not store.exists()
+    err = capsys.readouterr().err.strip().splitlines()[-1]
+    assert err.startswith("bocvs run: error: argument --workers:") and workers in err
+
+
 def test_a_closed_pipe_ends_quietly_as_unix_tools_do(ran: tuple[Path, str, str]) -> None:
     """``bocvs table | head -n 1``: the reader leaves early; no traceback, no error line, and
     the exit status says SIGPIPE (141), as for other Unix tools."""

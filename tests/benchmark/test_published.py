@@ -24,6 +24,7 @@ from bocvs_env.benchmark.published import (
     publish,
     restore_store,
 )
+from bocvs_env.benchmark.runner import RunResult
 from bocvs_env.benchmark.store import ResultStore, StoredRun
 from bocvs_env.benchmark.tables import summary_markdown
 
@@ -90,6 +91,30 @@ def test_a_store_restored_from_the_published_folder_resumes_and_publishes_the_sa
             pd.read_parquet(again / name), pd.read_parquet(published / name)
         )
     assert (again / "sweeps.json").read_text() == (published / "sweeps.json").read_text()
+
+
+def test_a_store_refuses_published_runs_of_another_version_before_any_write(
+    published: Path, tmp_path: Path, tiny_results: list[RunResult]
+) -> None:
+    with ResultStore(tmp_path / "s.db") as store:
+        store.add(tiny_results[0], sweep="other", git_commit="a" * 40)
+        with pytest.raises(ValueError, match="2 code versions"):
+            restore_store(PublishedRuns(published), store)
+        assert len(store) == 1 and set(store.sweeps()) == set()
+        # told to: the 4 published runs but the one configuration the store holds, kept as it was
+        assert restore_store(PublishedRuns(published), store, allow_mixed=True) == 3
+        (kept,) = [r for r in store.runs() if r.key == tiny_results[0].config.key()]
+        assert kept.provenance["git_commit"] == "a" * 40
+
+
+def test_a_damaged_folder_is_named_in_one_line(published: Path) -> None:
+    runs = pd.read_parquet(published / RUNS_FILE)
+    runs.drop(columns=["problem_config"]).to_parquet(published / RUNS_FILE, index=False)
+    with pytest.raises(ValueError, match=r"runs.parquet lacks the columns \['problem_config'\]"):
+        PublishedRuns(published).runs()
+    (published / "sweeps.json").write_text('{"tiny": {')
+    with pytest.raises(ValueError, match=r"sweeps\.json is not valid JSON"):
+        PublishedRuns(published).sweeps()
 
 
 def test_the_script_rebuilds_a_store_and_names_bad_input(published: Path, tmp_path: Path) -> None:

@@ -4,15 +4,26 @@ and library versions, and reports refuse a selection that mixes versions."""
 from __future__ import annotations
 
 import subprocess
+import sys
+from dataclasses import dataclass
 from importlib.metadata import version
 from pathlib import Path
 
 import pytest
+from bench_helpers import tiny_sweep
 
 from bocvs_env.benchmark.cli import main
 from bocvs_env.benchmark.runner import RunResult
 from bocvs_env.benchmark.store import ResultStore
-from bocvs_env.benchmark.versions import KEY_DEPENDENCIES, code_version, git_commit
+from bocvs_env.benchmark.versions import (
+    KEY_DEPENDENCIES,
+    check_resumable,
+    code_version,
+    git_commit,
+    this_version,
+)
+
+REPO = Path(__file__).resolve().parents[2]
 
 A, B = "a" * 40, "b" * 40 + "+dirty"
 
@@ -66,6 +77,56 @@ def test_reports_refuse_a_store_of_two_commits(
 def test_allow_mixed_versions(mixed_store: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["table", "--store", str(mixed_store), "--allow-mixed-versions"]) == 0
     assert "| random | 2 |" in capsys.readouterr().out
+
+
+def test_run_refuses_to_add_to_a_sweep_that_other_code_began(
+    store_path: Path, tiny_results: list[RunResult], capsys: pytest.CaptureFixture[str]
+) -> None:
+    with ResultStore(store_path) as store:
+        store.register_sweep(tiny_sweep())
+        store.add(tiny_results[0], sweep="tiny", git_commit=A)  # seed 0 by other code
+    argv = ["run", "--sweep", "tiny", "--store", str(store_path), "--no-plot", "-q"]
+    assert main(argv) == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1
+    assert "aaaaaaa (numpy" in err and f"this code is {this_version()}" in err
+    with ResultStore(store_path, readonly=True) as store:
+        assert len(store) == 1  # nothing run, nothing stored
+    assert main([*argv, "--allow-mixed-versions"]) == 0  # told to: seed 1 is added
+    with ResultStore(store_path, readonly=True) as store:
+        assert len(store) == 2
+    capsys.readouterr()
+    assert main(["table", "--store", str(store_path)]) == 2  # and the reports refuse the mix
+
+
+@dataclass
+class _Run:
+    provenance: dict
+
+
+def test_a_sweep_resumes_beside_runs_of_this_code(tiny_results: list[RunResult]) -> None:
+    libraries = tiny_results[0].provenance  # recorded by this code's libraries
+    check_resumable([_Run({**libraries, "git_commit": git_commit()})])  # this version: no error
+    with pytest.raises(ValueError, match="made by other code"):
+        check_resumable([_Run({**libraries, "git_commit": A})])
+    check_resumable([_Run({**libraries, "git_commit": A})], allow_mixed=True)
+
+
+def test_the_report_scripts_refuse_mixed_versions_in_one_line(mixed_store: Path) -> None:
+    with ResultStore(mixed_store) as store:
+        store.register_sweep(tiny_sweep())
+    reference = REPO / "benchmarks" / "results" / "decisions.json"
+    for script, extra in (
+        ("paper_claims.py", []),
+        ("paper_cost.py", ["--reference", str(reference)]),
+    ):
+        cmd = [sys.executable, str(REPO / "benchmarks" / script), "--store", str(mixed_store)]
+        done = subprocess.run([*cmd, "--sweep", "tiny", *extra], capture_output=True, text=True)
+        assert done.returncode != 0 and "Traceback" not in done.stderr
+        assert len(done.stderr.strip().splitlines()) == 1 and "2 code versions" in done.stderr
+        done = subprocess.run([*cmd, "--sweep", "nope", *extra], capture_output=True, text=True)
+        assert done.returncode != 0 and "no sweep 'nope'" in done.stderr
+        assert len(done.stderr.strip().splitlines()) == 1
 
 
 def test_git_commit_tells_edits_of_one_commit_apart(tmp_path: Path) -> None:
