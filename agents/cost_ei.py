@@ -3,6 +3,7 @@ CArBO) over the expectation of the random inputs, with a learned cost model."""
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping
 from types import MappingProxyType
 from typing import Any, ClassVar
@@ -85,8 +86,8 @@ class CostCooledEIAgent(ModelBasedAgent):
         **model: Any,
     ) -> None:
         super().__init__(**model)
-        if cost_prior is not None and not cost_prior > 0:
-            raise ValueError(f"cost_prior must be positive, got {cost_prior!r}")
+        if cost_prior is not None and not (math.isfinite(cost_prior) and cost_prior > 0):
+            raise ValueError(f"cost_prior must be positive and finite, got {cost_prior!r}")
         self.cooling = cooling
         self.cost_prior = cost_prior
         self.cost_warmup = cost_warmup

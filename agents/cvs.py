@@ -114,7 +114,7 @@ class UCBCVSAgent(ModelBasedAgent):
         self.log(
             set=i, value=float(values[i]), eps=eps, values=values.tolist(), costs=costs.tolist()
         )
-        return {"control_set": i, "x": maxima[i][1]}
+        return {"control_set": i, "x": self.played(i, maxima[i][1])}
 
     def params(self) -> dict[str, Any]:
         return {

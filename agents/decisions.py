@@ -16,6 +16,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from agents.allocation import exploration_fits
+
 # --- ETC: exploration ---------------------------------------------------------------------------
 
 
@@ -64,13 +66,9 @@ def continue_exploration(
         budget: the total budget ``C``.
         explore_fraction: the share of the budget exploration may spend (the paper: 0.6).
     """
-    if not 0.0 <= explore_fraction <= 1.0:
-        raise ValueError(f"explore_fraction must be in [0, 1], got {explore_fraction!r}")
     plays = np.asarray(plays)
-    if np.any(plays == 0):
-        return True
-    cycle = float(np.sum(mean_costs(cost_sums, plays)))
-    return spent + cycle <= explore_fraction * budget
+    cycle = float(np.sum(mean_costs(cost_sums, plays))) if np.all(plays > 0) else 0.0
+    return exploration_fits(spent, cycle, budget, explore_fraction) or bool(np.any(plays == 0))
 
 
 def maximal_sets(control_sets: Sequence[Sequence[int]]) -> list[int]:

@@ -203,9 +203,14 @@ class ETCAgent(ModelBasedAgent):
         )
         return {"control_set": i, "x": self.played(i, x)}
 
+    def alpha(self) -> float:
+        """This exploitation round's tolerance: ``alpha0`` halved every ``halve_every`` rounds
+        (``d`` if ``None``) of exploitation (:func:`agents.decisions.halving_alpha`)."""
+        return halving_alpha(self.n_exploit, self.alpha0, self.halve_every or self.task.dim)
+
     def _exploit(self) -> Action:
         m = self.task.n_sets
-        alpha = halving_alpha(self.n_exploit, self.alpha0, self.halve_every or self.task.dim)
+        alpha = self.alpha()
         lcb_now = self._lcb_now()
         candidates = feasible_sets(self.ucb_bar, max(self.lcb_bar, lcb_now), alpha)
         maxima = self.set_maxima(candidates, "ucb")

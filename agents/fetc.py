@@ -18,7 +18,6 @@ from agents.cost_estimates import bernstein_cost_lcb, optimistic_mean_costs
 from agents.decisions import (
     best_set,
     continue_exploration,
-    halving_alpha,
     horizon_estimate,
 )
 from agents.etc import ETC_FAST_SETTINGS, ETCAgent
@@ -164,6 +163,10 @@ class FETCAgent(ETCAgent):
             raise ValueError(f"spend_exponent must be in [0, 1], got {spend_exponent!r}")
         if not 0.0 <= relevance_threshold <= 1.0:
             raise ValueError(f"relevance_threshold must be in [0, 1], got {relevance_threshold!r}")
+        if cost_range is not None and not (math.isfinite(cost_range) and cost_range > 0):
+            raise ValueError(f"cost_range must be positive and finite, got {cost_range!r}")
+        if relevance_min_data is not None and relevance_min_data < 1:
+            raise ValueError(f"relevance_min_data must be >= 1, got {relevance_min_data!r}")
         if relevance_points < 1:
             raise ValueError(f"relevance_points must be >= 1, got {relevance_points!r}")
         if not relevance_growth >= 1.0:
@@ -261,7 +264,7 @@ class FETCAgent(ETCAgent):
         """Algorithm 1's exploitation round with ``S1`` from this round's bounds alone (of the
         value, or averaged: ``value_bounds``), ``S3`` found lazily by cost level
         (:func:`agents.allocation.cheapest_acceptable`)."""
-        alpha = halving_alpha(self.n_exploit, self.alpha0, self.halve_every or self.task.dim)
+        alpha = self.alpha()
         integral = self.value_bounds == "integral"
         if integral:
             lcb_now = max(v for v, _ in self._value_maxima(range(self.task.n_sets), -1.0).values())

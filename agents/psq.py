@@ -84,9 +84,6 @@ class TSPSQAgent(UCBPSQAgent):
         {**ModelBasedAgent.model_defaults, **EXACT_SETTINGS}
     )
 
-    def __init__(self, prefer_full_set: bool = True, **model: Any) -> None:
-        super().__init__(prefer_full_set, **model)
-
     def score(self) -> Bound | Callable[[Tensor], Tensor]:
         return self.sample_path()
 

@@ -32,10 +32,6 @@ def batched_lbfgsb(
     values_and_grads: ValuesAndGrads,
     x0: Sequence[np.ndarray],
     maxiter: int = 100,
-    maxcor: int = 10,
-    ftol: float = 2.220446049250313e-09,
-    gtol: float = 1e-5,
-    maxls: int = 20,
 ) -> tuple[list[np.ndarray], list[float]]:
     """Minimize independent problems on ``[0, 1]^k`` with one L-BFGS-B each, in lockstep.
 
@@ -44,9 +40,8 @@ def batched_lbfgsb(
             evaluate (ascending), their points (``X[a]`` of shape ``(k_p,)`` for ``active[a]``),
             and their values and gradients in the same order.
         x0: the starting point of every problem, in ``[0, 1]^{k_p}``.
-        maxiter: the iteration limit of every problem.
-        maxcor: ``maxcor``, ``ftol``, ``gtol``, ``maxls``: as in ``scipy.optimize.minimize``
-            (these defaults are SciPy's).
+        maxiter: the iteration limit of every problem (SciPy's other options keep its
+            defaults).
 
     Returns:
         The final point of every problem and its value there (``inf`` for a problem whose
@@ -55,7 +50,7 @@ def batched_lbfgsb(
     Raises:
         Whatever ``values_and_grads`` or an optimizer raises (every optimizer is stopped first).
     """
-    options = {"maxiter": maxiter, "maxcor": maxcor, "ftol": ftol, "gtol": gtol, "maxls": maxls}
+    options: dict[str, float] = {"maxiter": maxiter}
     lockstep = _Lockstep(values_and_grads, [np.clip(np.asarray(x, np.float64), 0, 1) for x in x0])
     # L-BFGS-B's BLAS calls are on tiny vectors: BLAS threads only cost (much, on a busy machine)
     with _blas_libraries().limit(limits=1, user_api="blas"):

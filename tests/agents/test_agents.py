@@ -456,6 +456,20 @@ def test_fetc_measures_relevance_again_only_when_the_data_has_grown(
         make_agent("fetc", relevance_growth=0.5)
 
 
+@pytest.mark.parametrize(
+    ("name", "params", "message"),
+    [
+        ("fetc", {"cost_range": -1.0}, "cost_range must be positive and finite"),
+        ("fetc", {"cost_range": float("inf")}, "cost_range must be positive and finite"),
+        ("fetc", {"relevance_min_data": 0}, "relevance_min_data must be >= 1"),
+        ("ei-cost", {"cost_prior": float("inf")}, "cost_prior must be positive and finite"),
+    ],
+)
+def test_constructors_refuse_bad_parameters(name: str, params: dict, message: str) -> None:
+    with pytest.raises(ValueError, match=message):
+        make_agent(name, **params)
+
+
 def test_cost_weighting_divides_ei_by_cooled_cost() -> None:
     from agents.cost_ei import CostCooledEIAgent
 

@@ -278,7 +278,7 @@ def play_recording(agent: Any, rounds: int) -> list[tuple[int, float, float]]:
     return rows
 
 
-@pytest.mark.parametrize("name", ["etc", "sadcbo"])
+@pytest.mark.parametrize("name", ["etc", "sadcbo", "ucb-cvs-est"])
 def test_the_played_query_is_polished_again_on_every_sample(name: str) -> None:
     """With ``polish_samples``, the query played is at least as good on all samples as the
     maximizer found on fewer; with ``polish_played=False`` it is that maximizer. (Agents
