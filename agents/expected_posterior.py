@@ -26,7 +26,8 @@ from agents.surrogate import GPSurrogate
 from bocvs_env.gp import rbf
 from bocvs_env.task import Task
 
-#: The smallest variance kept (relative to the prior's), as the surrogate clamps its own.
+#: The smallest variance kept (relative to the prior's), as the surrogate clamps its own at
+#: :data:`agents.surrogate.posterior.MIN_VARIANCE` (1e-12; this clamp is the larger).
 MIN_RELATIVE_VARIANCE = 1e-10
 
 

@@ -411,15 +411,6 @@ def _machine() -> dict[str, Any]:
     }
 
 
-def _code_state() -> dict[str, Any]:
-    """The commit measured, and whether ``agents/`` or ``bocvs_env/`` had uncommitted changes."""
-    git = ["git", "-C", str(REPO)]
-    commit = subprocess.run([*git, "rev-parse", "--short", "HEAD"], capture_output=True, text=True)
-    dirty = subprocess.run([*git, "status", "--porcelain", "agents", "bocvs_env"],
-                           capture_output=True, text=True)  # fmt: skip
-    return {"commit": commit.stdout.strip(), "agents_or_env_modified": bool(dirty.stdout.strip())}
-
-
 def _extras(report: dict[str, Any], args: argparse.Namespace, save: Any) -> None:
     """The ETC episode and the quick preset (unless skipped), saved as they come."""
     if not args.skip_episode:
@@ -439,6 +430,8 @@ def _extras(report: dict[str, Any], args: argparse.Namespace, save: Any) -> None
 
 def _decisions_at(n: int, report: dict[str, Any], args: argparse.Namespace, data: Path) -> None:
     """Every method's decision at ``n`` observations, their quality, a table row each."""
+    from bocvs_env.benchmark.versions import this_version
+
     results, stopped = {}, []
     for method in METHODS:
         if method == "reference" and n > args.reference_max_n:
@@ -466,7 +459,8 @@ def _decisions_at(n: int, report: dict[str, Any], args: argparse.Namespace, data
         row["chosen_sets"] = sorted({r["set"] for r in result["repeats"]})
         _quality_row(row, result, results.get("reference"))
         rows.append(row)
-    entry = {"n": n, "code": _code_state(), "rows": rows, "stopped": stopped, "raw": results}
+    code = {"version": this_version()}  # the commit (with a digest of any edit) and libraries
+    entry = {"n": n, "code": code, "rows": rows, "stopped": stopped, "raw": results}
     report["decisions"].append(entry)
     _print_tables({"decisions": [entry]})
 

@@ -357,7 +357,7 @@ def _cmd_publish(args: argparse.Namespace) -> int:
     runs, _ = _report_runs(args)
     with open_runs(args.data or args.store) as source:
         sweeps = source.sweeps()
-    for path in publish(runs, sweeps, args.out):
+    for path in publish(runs, sweeps, args.out, args.force):
         print(f"{path} ({path.stat().st_size / 1e6:.2f} MB)")
     return 0
 
@@ -424,6 +424,9 @@ def build_parser() -> argparse.ArgumentParser:
     publish = sub.add_parser("publish", help="write the published tables (runs, steps, README)")
     _add_report_options(publish)
     publish.add_argument("--out", type=Path, required=True, help="a folder, e.g. docs/data")
+    publish.add_argument(
+        "--force", action="store_true", help="overwrite a folder even if runs it publishes would go"
+    )
     publish.set_defaults(func=_cmd_publish)
     return parser
 

@@ -149,16 +149,31 @@ def steps_table(runs: Sequence[StoredRun]) -> Any:
 
 
 def publish(
-    runs: Sequence[StoredRun], sweeps: Mapping[str, SweepConfig], out_dir: str | Path
+    runs: Sequence[StoredRun],
+    sweeps: Mapping[str, SweepConfig],
+    out_dir: str | Path,
+    force: bool = False,
 ) -> list[Path]:
     """Write ``runs`` (and the sweeps they belong to) as a published folder; the files' paths.
 
     Raises:
-        ValueError: if there are no runs, or a column is not documented in :data:`RUN_COLUMNS`.
+        ValueError: if there are no runs, a column is not documented in :data:`RUN_COLUMNS`,
+            or (unless ``force``) the folder already publishes runs that ``runs`` lack, which
+            writing would drop; before anything is written.
     """
     if not runs:
         raise ValueError("no runs to publish")
     out = Path(out_dir)
+    if not force and (out / RUNS_FILE).is_file():
+        pd = require_pandas()
+        held = set(pd.read_parquet(out / RUNS_FILE, columns=["key"])["key"])
+        dropped = held - {r.key for r in runs}
+        if dropped:
+            raise ValueError(
+                f"{out} publishes {len(dropped)} runs that these runs lack; writing would drop "
+                "them: publish from a store that holds them (benchmarks/store_from_published.py "
+                "rebuilds one), or pass --force"
+            )
     out.mkdir(parents=True, exist_ok=True)
     per_run = runs_frame(runs)
     undocumented = [c for c in per_run.columns if not _documented(c)]

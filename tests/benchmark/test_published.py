@@ -181,6 +181,20 @@ def test_a_tampered_row_is_refused(published: Path) -> None:
         PublishedRuns(published).runs()
 
 
+def test_publishing_never_drops_published_runs_unless_forced(
+    two_agent_store: Path, published: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    before = (published / RUNS_FILE).read_bytes()
+    fewer = ["publish", "--store", str(two_agent_store), "--out", str(published)]
+    fewer += ["--sweep", "tiny", "--seeds", "0-0"]  # seed 0 alone
+    assert main(fewer) == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and "publishes 3 runs that these runs lack" in err
+    assert (published / RUNS_FILE).read_bytes() == before  # nothing written
+    assert main([*fewer, "--force"]) == 0
+    assert len(pd.read_parquet(published / RUNS_FILE)) == 1  # the tiny sweep's seed 0
+
+
 def test_not_a_published_folder(tmp_path: Path) -> None:
     with pytest.raises(FileNotFoundError, match="not a published folder"):
         PublishedRuns(tmp_path)
@@ -218,6 +232,10 @@ def test_docs_pages_are_recomputed_from_the_published_data(
     assert paper_page == (REPO / "docs" / "paper" / "claims.md").read_text()
     fetc_page = claims.claims_markdown(runs, proposed="fetc", time_reference="etc")
     assert fetc_page == (REPO / "docs" / "agents" / "fetc_claims.md").read_text()
+    cost = [sys.executable, "benchmarks/paper_cost.py", "--data", "docs/data", "--sweep", "grid"]
+    cost += ["--reference", "benchmarks/results/decisions.json"]  # as benchmarks/docs.sh
+    done = subprocess.run(cost, capture_output=True, text=True, cwd=REPO, check=True)
+    assert done.stdout == (REPO / "docs" / "paper" / "cost.md").read_text()
     results = (REPO / "docs" / "results.md").read_text()
     for page in (paper_page, fetc_page):  # the results page quotes the tallies over panels
         assert summary_of(page) in results
