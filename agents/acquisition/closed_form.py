@@ -181,7 +181,7 @@ class GPClosedForm(Estimator):
         if not self.pre_refine:
             return RefinePlan(everything)
         capacity = self.cache.capacity(self.surrogate)
-        pre_refine = capacity >= 1 or self.n_polish is None
+        pre_refine = capacity >= 1
         together = not pre_refine or capacity >= n_sets
         groups = everything if together else [[j] for j in range(n_sets)]
         return RefinePlan(groups, pre_refine, self.n_polish)

@@ -189,6 +189,22 @@ def test_without_room_to_pre_refine_the_best_screened_starts_are_polished(
         assert v2 == pytest.approx(v1, abs=1e-4)
 
 
+@pytest.mark.parametrize("n_polish", [None, 3])
+def test_without_room_for_a_screening_matrix_nothing_is_pre_refined(
+    monkeypatch: pytest.MonkeyPatch, n_polish: int | None
+) -> None:
+    """Pre-refining would recompute an ``n x n`` matrix at every evaluation: the starts are
+    polished on the exact expectation instead (all of them with ``n_polish=None``)."""
+    import agents.acquisition.gp_cache
+
+    acq = ExpectedAcquisition(make_task(), n_samples=32, n_restarts=6, n_polish=n_polish)
+    estimator = acq.estimator(fitted_gp())
+    assert estimator.plan(3).pre_refine
+    monkeypatch.setattr(agents.acquisition.gp_cache, "MOMENT_CACHE_BYTES", 0)
+    plan = estimator.plan(3)
+    assert not plan.pre_refine and plan.n_polish == n_polish and plan.groups == [[0, 1, 2]]
+
+
 def test_with_room_for_one_screening_matrix_sets_are_pre_refined_one_at_a_time(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
