@@ -16,11 +16,12 @@ from torch import Tensor
 
 from agents.acquisition.screening import set_candidates
 from agents.base import Action, Observation
+from agents.checks import check_positive_integers
 from agents.cost_estimates import cooling_exponent, optimistic_mean_costs
 from agents.decisions import maximal_sets
 from agents.expected_posterior import ExpectedPosterior, expected_improvement
 from agents.model_based import FRUGAL_COMPUTE, ModelBasedAgent
-from agents.set_search import check_n_refine, maximize_on_set
+from agents.set_search import maximize_on_set
 
 
 class CostCooledEIAgent(ModelBasedAgent):
@@ -91,7 +92,8 @@ class CostCooledEIAgent(ModelBasedAgent):
         self.cooling = cooling
         self.cost_prior = cost_prior
         self.cost_warmup = cost_warmup
-        self.n_refine = check_n_refine(n_refine)
+        check_positive_integers(n_refine=n_refine)
+        self.n_refine = n_refine
 
     def start(self) -> None:
         super().start()

@@ -14,6 +14,7 @@ from torch import Tensor
 from agents.acquisition.screening import set_candidates
 from agents.allocation import cheapest_acceptable, exploration_fits, spend_balanced_set
 from agents.base import Action, Observation
+from agents.checks import check_positive_integers
 from agents.cost_estimates import bernstein_cost_lcb, optimistic_mean_costs
 from agents.decisions import (
     best_set,
@@ -24,7 +25,7 @@ from agents.etc import ETC_FAST_SETTINGS, ETCAgent
 from agents.expected_posterior import ExpectedPosterior
 from agents.model_based import FRUGAL_COMPUTE
 from agents.relevance import collapse_relevance, redundant_sets, relevant_variables
-from agents.set_search import check_n_refine, maximize_on_set
+from agents.set_search import maximize_on_set
 
 #: The switches that turn every FETC component off: FETC with these is ETC (Algorithm 1) with
 #: the same model options (with :data:`agents.etc.ETC_EXACT_SETTINGS` too, ETC as first
@@ -182,7 +183,8 @@ class FETCAgent(ETCAgent):
         self.relevance_points = relevance_points
         self.relevance_growth = float(relevance_growth)
         self.exploit_query = exploit_query
-        self.n_refine = check_n_refine(n_refine)
+        check_positive_integers(n_refine=n_refine)
+        self.n_refine = n_refine
 
     def start(self) -> None:
         self._relevance_n = 0  # the GP's data size at the last measure (0: never measured)

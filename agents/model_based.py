@@ -15,6 +15,7 @@ from torch import Tensor
 
 from agents.acquisition import Bound, ExpectedAcquisition
 from agents.base import Action, BaseAgent, Observation
+from agents.checks import check_positive_integers
 from agents.decisions import full_set
 from agents.surrogate import GPSurrogate, RefitSchedule, SamplePath
 from agents.surrogate.gp import check_refit_schedule
@@ -190,6 +191,17 @@ class ModelBasedAgent(BaseAgent):
         check_refit_schedule(self.refit_schedule, refit_factor)
         if beta < 0:
             raise ValueError(f"beta must be >= 0, got {beta!r}")
+        check_positive_integers(  # here, not at the first reset
+            refit_every=refit_every,
+            n_samples=n_samples,
+            raw_samples=raw_samples,
+            n_restarts=n_restarts,
+            maxiter=maxiter,
+        )
+        if not (math.isfinite(noise) and noise >= 0):
+            raise ValueError(f"noise must be finite and >= 0, got {noise!r}")
+        if not (math.isfinite(outputscale) and outputscale > 0):
+            raise ValueError(f"outputscale must be finite and > 0, got {outputscale!r}")
         self.surrogate_mode = surrogate_mode
         self.lengthscale = lengthscale
         self.noise = noise

@@ -22,13 +22,6 @@ from torch import Tensor
 Score = Callable[[Tensor], Tensor]
 
 
-def check_n_refine(n_refine: int) -> int:
-    """``n_refine``, checked to be a positive integer (the agents' constructors call this)."""
-    if not (isinstance(n_refine, int) and n_refine >= 1):
-        raise ValueError(f"n_refine must be a positive integer, got {n_refine!r}")
-    return n_refine
-
-
 def maximize_on_set(
     score: Score,
     dim: int,

@@ -54,6 +54,7 @@ from agents.acquisition.screening import (
     raw_candidates,
     raw_count,
 )
+from agents.checks import check_positive_integers
 from agents.surrogate import GPSurrogate, SamplePath
 from bocvs_env.task import Task
 
@@ -124,15 +125,13 @@ class ExpectedAcquisition:
         n_polish: int | None = 2,
         polish_samples: int | None = None,
     ) -> None:
-        for name, value in (
-            ("n_samples", n_samples),
-            ("raw_samples", raw_samples),
-            ("n_restarts", n_restarts),
-            ("maxiter", maxiter),
-            ("raw_n_samples", raw_n_samples),
-        ):
-            if not (isinstance(value, int) and value >= 1):
-                raise ValueError(f"{name} must be a positive integer, got {value!r}")
+        check_positive_integers(
+            n_samples=n_samples,
+            raw_samples=raw_samples,
+            n_restarts=n_restarts,
+            maxiter=maxiter,
+            raw_n_samples=raw_n_samples,
+        )
         if n_polish is not None and not (isinstance(n_polish, int) and n_polish >= 1):
             raise ValueError(f"n_polish must be a positive integer or None, got {n_polish!r}")
         if polish_samples is not None and not (

@@ -463,6 +463,13 @@ def test_fetc_measures_relevance_again_only_when_the_data_has_grown(
         ("fetc", {"cost_range": float("inf")}, "cost_range must be positive and finite"),
         ("fetc", {"relevance_min_data": 0}, "relevance_min_data must be >= 1"),
         ("ei-cost", {"cost_prior": float("inf")}, "cost_prior must be positive and finite"),
+        ("etc", {"n_samples": 0}, "n_samples must be a positive integer"),
+        ("ucb-psq", {"raw_samples": -3}, "raw_samples must be a positive integer"),
+        ("ts-psq", {"maxiter": 2.5}, "maxiter must be a positive integer"),
+        ("sadcbo", {"refit_every": 0}, "refit_every must be a positive integer"),
+        ("etc-50", {"n_restarts": True}, "n_restarts must be a positive integer"),
+        ("etc", {"noise": -1.0}, "noise must be finite and >= 0"),
+        ("etc", {"outputscale": 0.0}, "outputscale must be finite and > 0"),
     ],
 )
 def test_constructors_refuse_bad_parameters(name: str, params: dict, message: str) -> None:
