@@ -13,7 +13,6 @@ agent (``proposed``), e.g. FETC against ETC and the rest (issue 13).
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -26,11 +25,8 @@ from bocvs_env.benchmark.compare import (
     wtl,
 )
 from bocvs_env.benchmark.panels import Panel, group_panels
-from bocvs_env.benchmark.store import ResultStore, StoredRun
+from bocvs_env.benchmark.store import StoredRun
 from bocvs_env.evaluation import EpisodeRecord
-
-if TYPE_CHECKING:
-    from bocvs_env.benchmark.published import PublishedRuns
 from bocvs_env.metrics import evaluations_at, simple_regret_at, target
 
 #: Fractions of the budget at which the regrets are compared.
@@ -167,26 +163,6 @@ def cpu_table(
             cells.append(f"{np.median(paired):.2f} [{max(paired):.2f}]" if paired else "–")
         lines.append(f"| {panel.title()} | " + " | ".join(cells) + " |")
     return "\n".join(lines)
-
-
-def select_runs(
-    source: ResultStore | PublishedRuns,
-    sweep: str,
-    seeds: Sequence[int] | None = None,
-    problems: Sequence[str] | None = None,
-) -> list[StoredRun]:
-    """The runs of the recorded sweep ``sweep`` in ``source`` (by
-    :meth:`~bocvs_env.benchmark.config.SweepConfig.keys`), of these seeds and problems
-    (``None``: all). No runs for an unknown sweep."""
-    config = source.sweeps().get(sweep)
-    if config is None:
-        return []
-    return [
-        r
-        for r in source.runs(config.keys())
-        if (seeds is None or r.config.seed in seeds)
-        and (problems is None or r.config.problem in problems)
-    ]
 
 
 def _fmt(x: float) -> str:

@@ -149,10 +149,11 @@ def _sweep(
     elif args.config is not None:
         base = SweepConfig.from_file(args.config)
     elif args.sweep is not None:
-        recorded = store.sweeps() if store is not None else {}
-        if args.sweep not in recorded:
-            raise ValueError(f"no sweep {args.sweep!r} in the store; it has {sorted(recorded)}")
-        base = recorded[args.sweep]
+        from bocvs_env.benchmark.published import recorded_sweep
+
+        if store is None:
+            raise ValueError(f"--sweep {args.sweep} names a recorded sweep: give its store")
+        base = recorded_sweep(store, args.sweep)
     elif all(v is None for v in overrides.values()):
         return None
     else:
@@ -184,26 +185,11 @@ def _check_name(args: argparse.Namespace, sweep: SweepConfig, store: ResultStore
         )
 
 
-def _selected_runs(
-    store: ResultStore | PublishedRuns, sweep: SweepConfig | None
-) -> list[StoredRun]:
-    runs = store.runs(None if sweep is None else sweep.keys())
-    if not runs:
-        what = f"sweep {sweep.name!r}" if sweep is not None else "the store"
-        raise ValueError(f"no recorded runs for {what} in {store.path}")
-    return runs
-
-
 def _report_runs(args: argparse.Namespace) -> tuple[list[StoredRun], SweepConfig | None]:
     """The runs a report command selects (store or ``--data``), of one code version."""
-    from bocvs_env.benchmark.published import open_runs
-    from bocvs_env.benchmark.versions import check_one_version
+    from bocvs_env.benchmark.published import read_runs
 
-    with open_runs(args.data or args.store) as source:
-        sweep = _sweep(args, source)
-        runs = _selected_runs(source, sweep)
-    check_one_version(runs, args.allow_mixed_versions)
-    return runs, sweep
+    return read_runs(args.data or args.store, lambda s: _sweep(args, s), args.allow_mixed_versions)
 
 
 def _plot_dir(args: argparse.Namespace, sweep: SweepConfig | None) -> Path:

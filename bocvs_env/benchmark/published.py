@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import argparse
 import json
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -339,26 +339,54 @@ def script_runs(
     seeds: Sequence[int] | None = None,
     problems: Sequence[str] | None = None,
 ) -> list[StoredRun]:
-    """The runs a report script reads (options of :func:`add_source_arguments`): the sweep's
-    runs in the store or folder, of these seeds and problems (``None``: all), of one code
-    version unless ``--allow-mixed-versions``.
+    """The runs a report script reads (options of :func:`add_source_arguments`): those of the
+    recorded sweep ``--sweep`` restricted to these seeds and problems (``None``: all), as
+    :func:`read_runs` selects them.
 
     Raises:
-        FileNotFoundError, ValueError: nothing at the path, not a store or published folder,
-            an unknown sweep, no runs selected, or runs of several code versions (one line each).
+        FileNotFoundError, ValueError: as :func:`read_runs`.
     """
-    from bocvs_env.benchmark.claims import select_runs
 
-    path = args.store or args.data
+    def choose(source: ResultStore | PublishedRuns) -> SweepConfig:
+        return recorded_sweep(source, args.sweep).with_overrides(seeds=seeds, problems=problems)
+
+    return read_runs(args.store or args.data, choose, args.allow_mixed_versions)[0]
+
+
+def read_runs(
+    path: str | Path,
+    choose: Callable[[ResultStore | PublishedRuns], SweepConfig | None],
+    allow_mixed: bool = False,
+) -> tuple[list[StoredRun], SweepConfig | None]:
+    """The runs every report reads: those of the sweep that ``choose`` picks in the store or
+    published folder at ``path`` (by :meth:`~bocvs_env.benchmark.config.SweepConfig.keys`; all
+    runs if it picks ``None``), of one code version unless ``allow_mixed``; and that sweep.
+
+    Raises:
+        FileNotFoundError, StoreError: nothing at ``path``, or not a store or published folder.
+        ValueError: what ``choose`` raises (e.g. an unknown sweep), or no runs selected.
+        MixedVersionsError: runs of several code versions (one line, naming them).
+    """
     with open_runs(path) as source:
-        recorded = source.sweeps()
-        if args.sweep not in recorded:
-            raise ValueError(f"no sweep {args.sweep!r} in {path}; it has {sorted(recorded)}")
-        runs = select_runs(source, args.sweep, seeds, problems)
+        sweep = choose(source)
+        runs = source.runs(None if sweep is None else sweep.keys())
     if not runs:
-        raise ValueError(f"no runs of sweep {args.sweep!r} with these seeds and problems")
-    check_one_version(runs, args.allow_mixed_versions)
-    return runs
+        what = f"sweep {sweep.name!r}" if sweep is not None else "the store"
+        raise ValueError(f"no recorded runs for {what} in {path}")
+    check_one_version(runs, allow_mixed)
+    return runs, sweep
+
+
+def recorded_sweep(source: ResultStore | PublishedRuns, name: str) -> SweepConfig:
+    """The sweep recorded in ``source`` under ``name``.
+
+    Raises:
+        ValueError: naming the sweeps ``source`` records, if none is called ``name``.
+    """
+    recorded = source.sweeps()
+    if name not in recorded:
+        raise ValueError(f"no sweep {name!r} in {source.path}; it has {sorted(recorded)}")
+    return recorded[name]
 
 
 def open_runs(path: str | Path) -> ResultStore | PublishedRuns:

@@ -113,27 +113,6 @@ def test_claims_page_has_a_matrix_per_claim() -> None:
     assert "## Paired differences per panel" in page
 
 
-def test_runs_are_selected_by_sweep_seed_and_problem(
-    filled_store: ResultStore, stored_runs: list[StoredRun]
-) -> None:
-    def keys(runs: list[StoredRun]) -> list[str]:
-        return [r.key for r in runs]
-
-    sweep = stored_runs[0].sweep
-    seeds = sorted({r.config.seed for r in stored_runs})
-    assert keys(claims.select_runs(filled_store, sweep)) == keys(stored_runs)
-    assert claims.select_runs(filled_store, "another sweep") == []
-    first = claims.select_runs(filled_store, sweep, seeds=seeds[:1])
-    assert first and all(r.config.seed == seeds[0] for r in first)
-    assert len(first) < len(stored_runs)
-    problem = stored_runs[0].config.problem
-    assert keys(claims.select_runs(filled_store, sweep, problems=[problem])) == keys(stored_runs)
-    assert claims.select_runs(filled_store, sweep, problems=["plant"]) == []
-    # a sweep whose runs another sweep recorded has them too, as in every report
-    filled_store.register_sweep(replace(filled_store.sweeps()[sweep], name="again"))
-    assert keys(claims.select_runs(filled_store, "again")) == keys(stored_runs)
-
-
 def test_the_script_prints_the_page(two_agent_store: Path) -> None:
     with ResultStore(two_agent_store) as store:  # the sweep of both agents' runs
         store.register_sweep(replace(tiny_sweep(), name="pair", agents=["random", "etc"]))

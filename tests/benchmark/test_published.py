@@ -3,6 +3,7 @@ published folder alone equal the ones computed from the store."""
 
 from __future__ import annotations
 
+import argparse
 import subprocess
 import sys
 from pathlib import Path
@@ -22,7 +23,9 @@ from bocvs_env.benchmark.published import (
     PublishedRuns,
     open_runs,
     publish,
+    recorded_sweep,
     restore_store,
+    script_runs,
 )
 from bocvs_env.benchmark.runner import RunResult
 from bocvs_env.benchmark.store import ResultStore, StoredRun
@@ -151,6 +154,34 @@ def test_a_sweep_whose_runs_another_sweep_recorded_is_published(
     assert "| random | 2 |" in capsys.readouterr().out
 
 
+def test_scripts_select_a_sweeps_runs_by_seed_and_problem(
+    two_agent_store: Path, published: Path
+) -> None:
+    """A report script reads the runs of ``--sweep`` (also those another sweep recorded), of
+    the seeds and problems it is given, from a store or a published folder alike."""
+    with ResultStore(two_agent_store) as store:
+        store.register_sweep(tiny_sweep(name="again"))  # the same two runs as 'tiny'
+    for option, path in (("store", two_agent_store), ("data", published)):
+        args = argparse.Namespace(store=None, data=None, allow_mixed_versions=False)
+        setattr(args, option, path)
+        args.sweep = "tiny"
+        every = script_runs(args)
+        assert sorted((r.config.agent, r.config.seed) for r in every) == [
+            ("random", 0),
+            ("random", 1),
+        ]
+        assert [r.config.seed for r in script_runs(args, seeds=[1])] == [1]
+        assert len(script_runs(args, problems=["hartmann3"])) == 2
+        with pytest.raises(ValueError, match="no recorded runs for sweep 'tiny'"):
+            script_runs(args, problems=["plant"])
+        args.sweep = "nope"
+        with pytest.raises(ValueError, match=r"no sweep 'nope' in .*; it has \[.*'tiny'\]"):
+            script_runs(args)
+    args = argparse.Namespace(store=two_agent_store, data=None, sweep="again")
+    args.allow_mixed_versions = False
+    assert [r.key for r in script_runs(args)] == [r.key for r in every]
+
+
 def test_plot_and_export_read_the_published_folder(published: Path, tmp_path: Path) -> None:
     assert main(["plot", "--data", str(published), "--out", str(tmp_path / "p")]) == 0
     assert len(list((tmp_path / "p").glob("*.png"))) == 4
@@ -227,7 +258,7 @@ def test_docs_pages_are_recomputed_from_the_published_data(
     assert main(["table", "--data", str(DOCS_DATA), "--sweep", "grid"]) == 0
     assert capsys.readouterr().out == (REPO / "docs" / "paper" / "tables.md").read_text()
     with PublishedRuns(DOCS_DATA) as source:
-        runs = claims.select_runs(source, "grid")
+        runs = source.runs(recorded_sweep(source, "grid").keys())
     paper_page = claims.claims_markdown(runs)
     assert paper_page == (REPO / "docs" / "paper" / "claims.md").read_text()
     fetc_page = claims.claims_markdown(runs, proposed="fetc", time_reference="etc")
@@ -245,7 +276,7 @@ def test_docs_pages_are_recomputed_from_the_published_data(
         assert main(["table", "--data", str(DOCS_DATA), "--sweep", sweep]) == 0
         assert capsys.readouterr().out == (extras / "tables.md").read_text()
         with PublishedRuns(DOCS_DATA) as source:
-            runs = claims.select_runs(source, sweep)
+            runs = source.runs(recorded_sweep(source, sweep).keys())
         assert claims.claims_markdown(runs) == (extras / "claims.md").read_text()
         fetc_page = claims.claims_markdown(runs, proposed="fetc", time_reference="etc")
         assert fetc_page == (extras / "fetc_claims.md").read_text()
