@@ -217,7 +217,7 @@ def _cmd_run(args: argparse.Namespace) -> int:
     with ResultStore(args.store) as store:
         _check_name(args, sweep, store)
         if pending_runs(sweep, store)[0]:  # runs to add: beside runs of this code only
-            check_resumable(store.runs(sweep.keys()), args.allow_mixed_versions)
+            check_resumable(store.provenances(sweep.keys()), args.allow_mixed_versions)
         executor = make_executor(args.executor, args.workers, args.ray_address)
         t0 = time.perf_counter()
         try:
@@ -233,7 +233,7 @@ def _cmd_run(args: argparse.Namespace) -> int:
         )
         runs = store.runs(sweep.keys())
     try:
-        check_one_version(runs, args.allow_mixed_versions)
+        check_one_version([r.provenance for r in runs], args.allow_mixed_versions)
     except MixedVersionsError as err:
         print(f"bocvs run: no table or plots: {err}", file=sys.stderr)
         runs = []
@@ -319,7 +319,7 @@ def _cmd_compare(args: argparse.Namespace) -> int:
         with open_runs(args.against) as source:
             names = {r.config.agent for r in runs}
             others = [r for r in source.runs(None) if r.config.agent in names]
-        check_one_version(others, args.allow_mixed_versions)
+        check_one_version([r.provenance for r in others], args.allow_mixed_versions)
         tag = short_commit(others[0].provenance) if others else "other"
         agents = None if args.agent is None else [args.agent]
         comparisons = compare_versions(runs, others, tag, agents, args.metrics, args.resamples,

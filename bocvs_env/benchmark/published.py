@@ -309,7 +309,7 @@ def restore_store(source: PublishedRuns, store: ResultStore, allow_mixed: bool =
             several code versions, unless ``allow_mixed``.
     """
     runs, sweeps = source.runs(), source.sweeps()  # all read (and checked) before any write
-    check_one_version([*store.runs(), *runs], allow_mixed)
+    check_one_version([*store.provenances(), *(r.provenance for r in runs)], allow_mixed)
     held = store.sweeps()
     for name, sweep in sweeps.items():
         if name not in held:  # a sweep the store records already keeps its configuration
@@ -373,7 +373,7 @@ def read_runs(
     if not runs:
         what = f"sweep {sweep.name!r}" if sweep is not None else "the store"
         raise ValueError(f"no recorded runs for {what} in {path}")
-    check_one_version(runs, allow_mixed)
+    check_one_version([r.provenance for r in runs], allow_mixed)
     return runs, sweep
 
 

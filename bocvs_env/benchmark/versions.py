@@ -14,10 +14,10 @@ from __future__ import annotations
 import hashlib
 import subprocess
 from collections import Counter
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping
 from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any
 
 #: The libraries whose versions are part of a run's code version.
 KEY_DEPENDENCIES = ("numpy", "scipy", "torch", "gpytorch", "botorch")
@@ -25,10 +25,6 @@ KEY_DEPENDENCIES = ("numpy", "scipy", "torch", "gpytorch", "botorch")
 
 class MixedVersionsError(ValueError):
     """Runs of more than one code version were selected for one report."""
-
-
-class _HasProvenance(Protocol):
-    provenance: dict[str, Any]
 
 
 def dependency_versions() -> dict[str, str | None]:
@@ -82,13 +78,14 @@ def code_version(provenance: Mapping[str, Any]) -> str:
     return f"{short_commit(provenance)} ({libs})"
 
 
-def check_one_version(runs: Sequence[_HasProvenance], allow_mixed: bool = False) -> None:
-    """Refuse runs of several code versions (:func:`code_version`) unless ``allow_mixed``.
+def check_one_version(provenances: Iterable[Mapping[str, Any]], allow_mixed: bool = False) -> None:
+    """Refuse runs of several code versions (:func:`code_version`), given their provenances,
+    unless ``allow_mixed``.
 
     Raises:
         MixedVersionsError: naming every version found and its number of runs, in one line.
     """
-    counts = Counter(code_version(r.provenance) for r in runs)
+    counts = Counter(code_version(p) for p in provenances)
     if len(counts) > 1 and not allow_mixed:
         found = "; ".join(f"{v}: {n} runs" for v, n in sorted(counts.items()))
         raise MixedVersionsError(
@@ -103,15 +100,16 @@ def this_version() -> str:
     return code_version({"git_commit": git_commit(), **dependency_versions()})
 
 
-def check_resumable(runs: Sequence[_HasProvenance], allow_mixed: bool = False) -> None:
-    """Refuse to add this code's runs to a sweep whose stored ``runs`` come from other code
-    versions, unless ``allow_mixed`` (a sweep resumes with the code that began it).
+def check_resumable(provenances: Iterable[Mapping[str, Any]], allow_mixed: bool = False) -> None:
+    """Refuse to add this code's runs to a sweep whose stored runs (their ``provenances``)
+    come from other code versions, unless ``allow_mixed`` (a sweep resumes with the code that
+    began it).
 
     Raises:
         MixedVersionsError: naming the versions found, their numbers of runs and this code's.
     """
     mine = this_version()
-    others = Counter(v for v in (code_version(r.provenance) for r in runs) if v != mine)
+    others = Counter(v for v in map(code_version, provenances) if v != mine)
     if others and not allow_mixed:
         found = "; ".join(f"{v}: {n} runs" for v, n in sorted(others.items()))
         raise MixedVersionsError(

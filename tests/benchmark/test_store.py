@@ -50,6 +50,13 @@ def test_select_runs_by_key(filled_store: ResultStore, tiny_results: list[RunRes
     assert [r.key for r in filled_store.runs([key])] == [key]
 
 
+def test_provenances_are_read_without_the_runs(filled_store: ResultStore, tiny_results) -> None:
+    assert filled_store.provenances() == [r.provenance for r in filled_store.runs()]
+    key = tiny_results[1].config.key()
+    assert filled_store.provenances([key]) == [filled_store.runs([key])[0].provenance]
+    assert filled_store.provenances([]) == []
+
+
 def test_sweeps_are_recorded_by_name(filled_store: ResultStore) -> None:
     assert filled_store.sweeps() == {"tiny": tiny_sweep()}
     filled_store.register_sweep(tiny_sweep(seeds=3))
@@ -186,7 +193,10 @@ def test_a_damaged_row_is_named(filled_store: ResultStore, tiny_results) -> None
     conn.close()
     with pytest.raises(StoreError, match=f"{filled_store.path}: the row of run {key} is damaged"):
         filled_store.runs()
+    with pytest.raises(StoreError, match=f"{filled_store.path}: the row of run {key} is damaged"):
+        filled_store.provenances()
     assert len(filled_store.runs([tiny_results[0].config.key()])) == 1
+    assert len(filled_store.provenances([tiny_results[0].config.key()])) == 1
 
 
 def test_a_locked_store_is_named_and_left_as_it_was(

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import subprocess
 import sys
-from dataclasses import dataclass
 from importlib.metadata import version
 from pathlib import Path
 
@@ -99,17 +98,12 @@ def test_run_refuses_to_add_to_a_sweep_that_other_code_began(
     assert main(["table", "--store", str(store_path)]) == 2  # and the reports refuse the mix
 
 
-@dataclass
-class _Run:
-    provenance: dict
-
-
 def test_a_sweep_resumes_beside_runs_of_this_code(tiny_results: list[RunResult]) -> None:
     libraries = tiny_results[0].provenance  # recorded by this code's libraries
-    check_resumable([_Run({**libraries, "git_commit": git_commit()})])  # this version: no error
+    check_resumable([{**libraries, "git_commit": git_commit()}])  # this version: no error
     with pytest.raises(ValueError, match="made by other code"):
-        check_resumable([_Run({**libraries, "git_commit": A})])
-    check_resumable([_Run({**libraries, "git_commit": A})], allow_mixed=True)
+        check_resumable([{**libraries, "git_commit": A}])
+    check_resumable([{**libraries, "git_commit": A}], allow_mixed=True)
 
 
 def test_the_report_scripts_refuse_mixed_versions_in_one_line(mixed_store: Path) -> None:
