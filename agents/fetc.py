@@ -303,7 +303,7 @@ class FETCAgent(ETCAgent):
         self, sets: Iterable[int], sign: float
     ) -> dict[int, tuple[float, np.ndarray]]:
         """``max_{x^i} E[g_i] + sign * beta * std[g_i]`` and its full query ``(d,)`` per set."""
-        best = self.X[np.argsort(self.y)[::-1][: self.n_incumbents]]
+        best = self.best_observed()
         out = {}
         for i in sets:
             ctrl = list(self.task.control_sets[i])

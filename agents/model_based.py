@@ -443,8 +443,13 @@ class ModelBasedAgent(BaseAgent):
 
     def _incumbents(self, i: int) -> np.ndarray:
         """``k x d`` queries worth checking for set ``i``: recent maximizers, best data."""
-        best = self.X[np.argsort(-self.y, kind="stable")[: self.n_incumbents]]
-        return np.vstack([*self._maximizers.get(i, []), best]).reshape(-1, self.task.dim)
+        stacked = np.vstack([*self._maximizers.get(i, []), self.best_observed()])
+        return stacked.reshape(-1, self.task.dim)
+
+    def best_observed(self) -> np.ndarray:
+        """The ``n_incumbents`` best observed queries ``(<= n_incumbents, d)``, best ``y``
+        first (of equal ``y``, the earlier first)."""
+        return self.X[np.argsort(-self.y, kind="stable")[: self.n_incumbents]]
 
     def sample_path(self) -> SamplePath:
         """One posterior sample path (``batch_shape x d -> 1 x batch_shape``), seeded from the

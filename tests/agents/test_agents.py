@@ -323,6 +323,19 @@ def test_set_maxima_never_returns_less_than_an_incumbent() -> None:
         UCBPSQAgent(n_incumbents=-1)
 
 
+@pytest.mark.parametrize("name", ["ucb-psq", "fetc"])
+def test_the_best_observed_queries_are_best_first_and_ties_earliest_first(name: str) -> None:
+    problem = custom_problem()
+    env = BOCVSEnv(problem, privileged_info=False)
+    obs, info = env.reset(seed=0)
+    agent = make_agent(name, **{**agent_params(name, problem), "n_incumbents": 3})
+    assert isinstance(agent, UCBPSQAgent | FETCAgent)
+    agent.reset(env.task, obs, public_info(info), seed=0)
+    agent.X = np.arange(5.0)[:, None] * np.ones(env.task.dim)
+    agent.y = np.array([0.5, 2.0, 1.0, 2.0, -1.0])
+    assert agent.best_observed()[:, 0].tolist() == [1.0, 3.0, 2.0]
+
+
 # --- computation bounds: max_data and hold ----------------------------------------------------
 
 
