@@ -4,13 +4,13 @@
 # out (docs/extras/). No run is made; nothing but the published folder is read (and, for
 # docs/paper/cost.md, the reference implementations' timings, benchmarks/results/decisions.json).
 #
-#   bash benchmarks/docs.sh [docs/data]    (the folder, relative to the repository's root)
+#   bash benchmarks/docs.sh [FOLDER]    (the published folder; docs/data by default)
 #
 # The folder is written once from the store the runs were recorded in, every sweep of it:
 #   bocvs publish --store results/grid/bocvs.db --out docs/data
 set -euo pipefail
+data=$(realpath -m "${1:-$(dirname "$0")/../docs/data}")  # before the cd: relative to here
 cd "$(dirname "$0")/.."
-data=${1:-docs/data}
 claims() { python benchmarks/paper_claims.py --data "$data" --sweep "$@"; }
 # page FILE COMMAND...: FILE becomes the command's output only if it succeeds (a refused
 # command, e.g. runs of mixed versions, leaves the committed page as it was)
