@@ -316,9 +316,8 @@ def restore_store(source: PublishedRuns, store: ResultStore, allow_mixed: bool =
             store.register_sweep(sweep)
     added = 0
     for run in runs:
-        provenance = {k: v for k, v in run.provenance.items() if k not in ("git_commit", "sweep")}
-        result = RunResult(run.config, run.record, provenance)
-        added += store.add(result, run.sweep, git_commit=run.provenance.get("git_commit"))
+        provenance = {k: v for k, v in run.provenance.items() if k != "sweep"}
+        added += store.add(RunResult(run.config, run.record, provenance), run.sweep)
     return added
 
 

@@ -461,7 +461,7 @@ class ResultStore:
                 ) from err
         return out
 
-    def add(self, result: RunResult, sweep: str, git_commit: str | None = None) -> bool:
+    def add(self, result: RunResult, sweep: str) -> bool:
         """Insert a finished run in one transaction (clearing a failure recorded for it).
 
         Returns:
@@ -469,7 +469,7 @@ class ResultStore:
         """
         self._writing()
         cfg, rec = result.config, result.record
-        provenance = {**result.provenance, "git_commit": git_commit, "sweep": sweep}
+        provenance = {**result.provenance, "sweep": sweep}
         row = {
             "config_key": cfg.key(),
             "sweep": sweep,
@@ -483,7 +483,7 @@ class ResultStore:
             "problem_config": to_json(rec.config),
             "provenance": to_json(provenance),
             "package_version": str(provenance.get("package_version", bocvs_env.__version__)),
-            "git_commit": git_commit,
+            "git_commit": provenance.get("git_commit"),
             "recorded_at": utc_now(),
             "n_evaluations": rec.n_evaluations,
             "spent": float(rec.spent[-1]) if rec.n_evaluations else 0.0,

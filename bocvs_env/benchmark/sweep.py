@@ -26,7 +26,6 @@ from bocvs_env.benchmark.config import RunConfig, SweepConfig
 from bocvs_env.benchmark.executors import Executor, Outcome, ProgressFn
 from bocvs_env.benchmark.runner import agent_arguments, check_privileged
 from bocvs_env.benchmark.store import ResultStore
-from bocvs_env.benchmark.versions import git_commit
 from bocvs_env.env import BOCVSEnv
 
 
@@ -173,12 +172,11 @@ def run_sweep(
     report = SweepReport(total=len(pending) + skipped, skipped=skipped)
     if on_start is not None:
         on_start(report)
-    commit = git_commit()
     outcomes = executor.run(pending, progress)
     try:
         for outcome in outcomes:
             if outcome.result is not None:
-                report.recorded += store.add(outcome.result, sweep=sweep.name, git_commit=commit)
+                report.recorded += store.add(outcome.result, sweep=sweep.name)
             else:
                 error = outcome.error or "unknown error"
                 store.record_failure(outcome.config, sweep.name, error)

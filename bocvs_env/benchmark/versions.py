@@ -1,10 +1,9 @@
 """The code version of a run: the git commit that ran it and the versions of the libraries
 that decide its numbers, and the rule that one report uses runs of one version.
 
-A run's provenance (recorded by :func:`bocvs_env.benchmark.runner.run_config` and
-:meth:`bocvs_env.benchmark.store.ResultStore.add`) holds ``git_commit`` (the driver's checkout,
-see :func:`git_commit`) and the installed
-versions of :data:`KEY_DEPENDENCIES` in the worker. Runs with equal commits and equal versions
+A run's provenance (recorded by :func:`bocvs_env.benchmark.runner.run_config` in the worker
+that ran it) holds ``git_commit`` (the commit of the worker's checkout, see :func:`git_commit`)
+and the installed versions of :data:`KEY_DEPENDENCIES` there. Runs with equal commits and equal versions
 make the same decisions; tables, plots and comparisons mixing versions would average different
 code, so :func:`check_one_version` refuses them unless told otherwise.
 """
@@ -40,22 +39,28 @@ def dependency_versions() -> dict[str, str | None]:
 
 def git_commit(path: Path | None = None) -> str | None:
     """The commit of the git checkout holding ``path`` (this package by default); if tracked
-    files changed, followed by ``+dirty-`` and the first 10 hex digits of the sha256 of
-    ``git diff HEAD``, so that two different edits of one commit are two versions. ``None``
-    outside a checkout or without git."""
-    where = path or Path(__file__).resolve().parent
+    files changed or untracked Python files (``*.py`` not ignored) are present, followed by
+    ``+dirty-`` and the first 10 hex digits of the sha256 of ``git diff HEAD`` and of those
+    files' names and contents, so that two different edits of one commit are two versions.
+    (Other untracked files, such as a result store, leave it clean.) ``None`` outside a
+    checkout or without git."""
 
-    def git(*args: str) -> str:
+    def git(at: Path, *args: str) -> str:
         return subprocess.run(
-            ["git", "-C", str(where), *args], capture_output=True, text=True, check=True, timeout=10
+            ["git", "-C", str(at), *args], capture_output=True, text=True, check=True, timeout=10
         ).stdout
 
     try:
-        head = git("rev-parse", "HEAD").strip()
-        diff = git("diff", "HEAD", "--no-ext-diff", "--no-color")
+        where = path or Path(__file__).resolve().parent
+        head = git(where, "rev-parse", "HEAD").strip()
+        root = Path(git(where, "rev-parse", "--show-toplevel").strip())
+        diff = git(root, "diff", "HEAD", "--no-ext-diff", "--no-color").encode()
+        untracked = git(root, "ls-files", "--others", "--exclude-standard", "-z", "--", "*.py")
+        for name in sorted(n for n in untracked.split("\0") if n):
+            diff += b"\0" + name.encode() + b"\0" + (root / name).read_bytes()
     except (OSError, subprocess.SubprocessError):
         return None
-    return head + (f"+dirty-{hashlib.sha256(diff.encode()).hexdigest()[:10]}" if diff else "")
+    return head + (f"+dirty-{hashlib.sha256(diff).hexdigest()[:10]}" if diff else "")
 
 
 def short_commit(provenance: Mapping[str, Any]) -> str:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import numpy as np
 import torch
 
@@ -90,3 +92,8 @@ def win_and_tie_runs(agent: str, other: str) -> list[StoredRun]:
     runs += [hand_run(other, s, [0.5]) for s in range(3)]
     runs += [hand_run(agent, s, [g], cost_set="moderate") for s, g in ((0, 0.9), (1, 0.1))]
     return runs + [hand_run(other, s, [0.5], cost_set="moderate") for s in (0, 1)]
+
+
+def at_commit(result: RunResult, commit: str) -> RunResult:
+    """``result`` as if made by the code of ``commit``."""
+    return replace(result, provenance={**result.provenance, "git_commit": commit})

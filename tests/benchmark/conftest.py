@@ -9,7 +9,7 @@ from dataclasses import replace
 from pathlib import Path
 
 import pytest
-from bench_helpers import run_in_process, tiny_sweep
+from bench_helpers import at_commit, run_in_process, tiny_sweep
 
 from bocvs_env.benchmark.runner import RunResult
 from bocvs_env.benchmark.store import ResultStore, StoredRun
@@ -80,7 +80,7 @@ def two_agent_store(store_path: Path, tiny_results: list[RunResult]) -> Path:
     with ResultStore(store_path) as store:
         store.register_sweep(tiny_sweep())
         for result in tiny_results:
-            store.add(result, sweep="tiny", git_commit="c" * 40)
+            store.add(at_commit(result, "c" * 40), sweep="tiny")
             rec = result.record
             fewer = {k: getattr(rec, k)[:-1] for k in ("control_set", "x", "y", "cost", "g")}
             clone = RunResult(
@@ -88,5 +88,5 @@ def two_agent_store(store_path: Path, tiny_results: list[RunResult]) -> Path:
                 replace(rec, agent="etc", **fewer),
                 result.provenance,
             )
-            store.add(clone, sweep="tiny", git_commit="c" * 40)
+            store.add(at_commit(clone, "c" * 40), sweep="tiny")
     return store_path

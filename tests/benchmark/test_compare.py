@@ -9,7 +9,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from bench_helpers import hand_run, tiny_sweep, win_and_tie_runs
+from bench_helpers import at_commit, hand_run, tiny_sweep, win_and_tie_runs
 
 from bocvs_env.benchmark.cli import main
 from bocvs_env.benchmark.compare import compare_runs, comparison_markdown, tally
@@ -158,7 +158,7 @@ def test_compare_against_another_store(
     with ResultStore(later) as store:
         store.register_sweep(tiny_sweep())
         for result in tiny_results:
-            store.add(result, sweep="tiny", git_commit="d" * 40)
+            store.add(at_commit(result, "d" * 40), sweep="tiny")
     argv = ["compare", "--store", str(later), "--against", str(two_agent_store)]
     assert main([*argv, "--resamples", "200", "--metrics", "final"]) == 0
     out = capsys.readouterr().out

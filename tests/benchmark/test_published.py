@@ -11,7 +11,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
-from bench_helpers import tiny_sweep
+from bench_helpers import at_commit, tiny_sweep
 
 from bocvs_env.benchmark import claims
 from bocvs_env.benchmark.cli import main
@@ -100,7 +100,7 @@ def test_a_store_refuses_published_runs_of_another_version_before_any_write(
     published: Path, tmp_path: Path, tiny_results: list[RunResult]
 ) -> None:
     with ResultStore(tmp_path / "s.db") as store:
-        store.add(tiny_results[0], sweep="other", git_commit="a" * 40)
+        store.add(at_commit(tiny_results[0], "a" * 40), sweep="other")
         with pytest.raises(ValueError, match="2 code versions"):
             restore_store(PublishedRuns(published), store)
         assert len(store) == 1 and set(store.sweeps()) == set()

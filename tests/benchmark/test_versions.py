@@ -9,7 +9,7 @@ from importlib.metadata import version
 from pathlib import Path
 
 import pytest
-from bench_helpers import tiny_sweep
+from bench_helpers import at_commit, tiny_sweep
 
 from bocvs_env.benchmark.cli import main
 from bocvs_env.benchmark.runner import RunResult
@@ -33,9 +33,12 @@ def test_runs_record_the_key_library_versions(tiny_results: list[RunResult]) -> 
         assert provenance[lib] == version(lib)
 
 
-def test_store_records_the_commit(store_path: Path, tiny_results: list[RunResult]) -> None:
+def test_store_records_the_commit_of_the_code_that_ran(
+    store_path: Path, tiny_results: list[RunResult]
+) -> None:
+    assert tiny_results[0].provenance["git_commit"] == git_commit()  # the worker's
     with ResultStore(store_path) as store:
-        store.add(tiny_results[0], sweep="tiny", git_commit=B)
+        store.add(at_commit(tiny_results[0], B), sweep="tiny")
         (run,) = store.runs()
     assert run.provenance["git_commit"] == B
     assert code_version(run.provenance).startswith("bbbbbbb+dirty (numpy ")
@@ -52,8 +55,8 @@ def test_code_version_names_missing_libraries() -> None:
 def mixed_store(store_path: Path, tiny_results: list[RunResult]) -> Path:
     """Seed 0 recorded at one commit, seed 1 at another (dirty) one."""
     with ResultStore(store_path) as store:
-        store.add(tiny_results[0], sweep="tiny", git_commit=A)
-        store.add(tiny_results[1], sweep="tiny", git_commit=B)
+        store.add(at_commit(tiny_results[0], A), sweep="tiny")
+        store.add(at_commit(tiny_results[1], B), sweep="tiny")
     return store_path
 
 
@@ -83,7 +86,7 @@ def test_run_refuses_to_add_to_a_sweep_that_other_code_began(
 ) -> None:
     with ResultStore(store_path) as store:
         store.register_sweep(tiny_sweep())
-        store.add(tiny_results[0], sweep="tiny", git_commit=A)  # seed 0 by other code
+        store.add(at_commit(tiny_results[0], A), sweep="tiny")  # seed 0 by other code
     argv = ["run", "--sweep", "tiny", "--store", str(store_path), "--no-plot", "-q"]
     assert main(argv) == 2
     err = capsys.readouterr().err.strip()
@@ -141,3 +144,14 @@ def test_git_commit_tells_edits_of_one_commit_apart(tmp_path: Path) -> None:
     assert second is not None and second.startswith(clean + "+dirty-") and second != first
     assert code_version({"git_commit": first}).startswith(f"{clean[:7]}+dirty-{first[-10:]} (")
     assert git_commit(tmp_path / "nowhere") is None
+    (tmp_path / "f.py").write_text("a = 1\n")
+    (tmp_path / "results.db").write_text("a store")  # untracked, not Python: still clean
+    (tmp_path / "sub").mkdir()
+    assert git_commit(tmp_path) == git_commit(tmp_path / "sub") == clean
+    (tmp_path / "plugin.py").write_text("b = 1\n")  # untracked Python: another version
+    with_plugin = git_commit(tmp_path / "sub")
+    assert with_plugin is not None and with_plugin.startswith(clean + "+dirty-")
+    (tmp_path / "plugin.py").write_text("b = 2\n")
+    assert git_commit(tmp_path) not in (with_plugin, clean)
+    (tmp_path / ".gitignore").write_text("plugin.py\n.gitignore\n")  # ignored: clean again
+    assert git_commit(tmp_path) == clean
