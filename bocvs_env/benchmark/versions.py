@@ -18,6 +18,8 @@ from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 from typing import Any
 
+import bocvs_env
+
 #: The libraries whose versions are part of a run's code version.
 KEY_DEPENDENCIES = ("numpy", "scipy", "torch", "gpytorch", "botorch")
 
@@ -64,10 +66,11 @@ def git_commit(path: Path | None = None) -> str | None:
 
 
 def short_commit(provenance: Mapping[str, Any]) -> str:
-    """A run's commit in 7 characters (a ``+dirty-<digest>`` suffix kept), or ``no commit``."""
+    """A run's commit in 7 characters (a ``+dirty-<digest>`` suffix kept); for a run without
+    one (made by an installed package, not a checkout), ``bocvs <its version>``."""
     commit = provenance.get("git_commit")
     if not commit:
-        return "no commit"
+        return f"bocvs {provenance.get('package_version') or '?'}"
     head, _, dirty = str(commit).partition("+")
     return head[:7] + (f"+{dirty}" if dirty else "")
 
@@ -76,8 +79,9 @@ def code_version(provenance: Mapping[str, Any]) -> str:
     """A run's code version as one short string, e.g.
     ``"03daaf0 (numpy 2.4.6, scipy 1.17.1, torch 2.13.0+cpu, gpytorch 1.15.2, botorch 0.18.1)"``.
 
-    The commit is shortened to 7 characters (a ``+dirty-<digest>`` suffix kept); a library the provenance does not
-    name (runs recorded before it was) shows as ``?``, a run without a commit as ``no commit``.
+    The commit is shortened to 7 characters (a ``+dirty-<digest>`` suffix kept), and a run
+    without a commit shows bocvs's version instead (:func:`short_commit`); a library the
+    provenance does not name (runs recorded before it was) shows as ``?``.
     """
     libs = ", ".join(f"{lib} {provenance.get(lib) or '?'}" for lib in KEY_DEPENDENCIES)
     return f"{short_commit(provenance)} ({libs})"
@@ -100,9 +104,11 @@ def check_one_version(provenances: Iterable[Mapping[str, Any]], allow_mixed: boo
 
 
 def this_version() -> str:
-    """This code's version (:func:`code_version`): the commit of this package's checkout and
-    the installed :data:`KEY_DEPENDENCIES`, as a run made here would record them."""
-    return code_version({"git_commit": git_commit(), **dependency_versions()})
+    """This code's version (:func:`code_version`): the commit of this package's checkout (or
+    its version, outside a checkout) and the installed :data:`KEY_DEPENDENCIES`, as a run made
+    here would record them."""
+    provenance = {"package_version": bocvs_env.__version__, "git_commit": git_commit()}
+    return code_version({**provenance, **dependency_versions()})
 
 
 def check_resumable(provenances: Iterable[Mapping[str, Any]], allow_mixed: bool = False) -> None:

@@ -47,7 +47,10 @@ def test_store_records_the_commit_of_the_code_that_ran(
 def test_code_version_names_missing_libraries() -> None:
     text = code_version({"git_commit": A, "torch": "2.13.0"})
     assert text.startswith("aaaaaaa (") and "torch 2.13.0" in text and "botorch ?" in text
-    assert code_version({}).startswith("no commit (")
+    assert code_version({}).startswith("bocvs ? (")
+    installed = code_version({"package_version": "0.3.0", "torch": "2.13.0"})  # no checkout
+    assert installed.startswith("bocvs 0.3.0 (")
+    assert installed != code_version({"package_version": "0.4.0", "torch": "2.13.0"})
     assert all(lib in text for lib in KEY_DEPENDENCIES)
 
 
