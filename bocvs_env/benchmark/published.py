@@ -339,17 +339,36 @@ def script_runs(
     problems: Sequence[str] | None = None,
 ) -> list[StoredRun]:
     """The runs a report script reads (options of :func:`add_source_arguments`): those of the
-    recorded sweep ``--sweep`` restricted to these seeds and problems (``None``: all), as
-    :func:`read_runs` selects them.
+    recorded sweep ``--sweep`` restricted to these of its seeds and problems (``None``: all),
+    as :func:`read_runs` selects them.
 
     Raises:
-        FileNotFoundError, ValueError: as :func:`read_runs`.
+        FileNotFoundError, ValueError: as :func:`read_runs`, and naming seeds or problems that
+            the sweep does not have.
     """
 
     def choose(source: ResultStore | PublishedRuns) -> SweepConfig:
-        return recorded_sweep(source, args.sweep).with_overrides(seeds=seeds, problems=problems)
+        sweep = recorded_sweep(source, args.sweep)
+        return sweep.with_overrides(
+            seeds=_within(sweep, "seeds", seeds), problems=_within(sweep, "problems", problems)
+        )
 
     return read_runs(args.store or args.data, choose, args.allow_mixed_versions)[0]
+
+
+def _within(sweep: SweepConfig, axis: str, wanted: Sequence[Any] | None) -> list[Any] | None:
+    """The values of ``sweep``'s ``axis`` that are ``wanted`` (``None``: all of them).
+
+    Raises:
+        ValueError: naming the wanted values that the sweep does not have.
+    """
+    if wanted is None:
+        return None
+    values = list(getattr(sweep, axis))
+    missing = sorted(set(wanted) - set(values))
+    if missing:
+        raise ValueError(f"sweep {sweep.name!r} has no {axis} {missing}; it has {values}")
+    return [v for v in values if v in wanted]
 
 
 def read_runs(

@@ -172,7 +172,9 @@ def test_scripts_select_a_sweeps_runs_by_seed_and_problem(
         ]
         assert [r.config.seed for r in script_runs(args, seeds=[1])] == [1]
         assert len(script_runs(args, problems=["hartmann3"])) == 2
-        with pytest.raises(ValueError, match="no recorded runs for sweep 'tiny'"):
+        with pytest.raises(ValueError, match=r"sweep 'tiny' has no seeds \[7\]; it has \[0, 1\]"):
+            script_runs(args, seeds=[1, 7])
+        with pytest.raises(ValueError, match="sweep 'tiny' has no problems \\['plant'\\]"):
             script_runs(args, problems=["plant"])
         args.sweep = "nope"
         with pytest.raises(ValueError, match=r"no sweep 'nope' in .*; it has \[.*'tiny'\]"):
@@ -180,6 +182,12 @@ def test_scripts_select_a_sweeps_runs_by_seed_and_problem(
     args = argparse.Namespace(store=two_agent_store, data=None, sweep="again")
     args.allow_mixed_versions = False
     assert [r.key for r in script_runs(args)] == [r.key for r in every]
+    with ResultStore(two_agent_store) as store:  # seed 0 alone: seed 1 is another sweep's
+        store.register_sweep(tiny_sweep(name="first", seeds=1))
+    args.sweep = "first"
+    assert [r.config.seed for r in script_runs(args)] == [0]
+    with pytest.raises(ValueError, match=r"sweep 'first' has no seeds \[1\]"):
+        script_runs(args, seeds=[1])
 
 
 def test_plot_and_export_read_the_published_folder(published: Path, tmp_path: Path) -> None:
