@@ -9,8 +9,10 @@
 # The folder is written once from the store the runs were recorded in, every sweep of it:
 #   bocvs publish --store results/grid/bocvs.db --out docs/data
 set -euo pipefail
-data=$(realpath -m "${1:-$(dirname "$0")/../docs/data}")  # before the cd: relative to here
-cd "$(dirname "$0")/.."
+root=$(cd "$(dirname "$0")/.." && pwd)
+data=${1:-$root/docs/data}
+[[ $data == /* ]] || data=$PWD/$data # a relative folder is relative to here, not to the root
+cd "$root"
 claims() { python benchmarks/paper_claims.py --data "$data" --sweep "$@"; }
 # page FILE COMMAND...: FILE becomes the command's output only if it succeeds (a refused
 # command, e.g. runs of mixed versions, leaves the committed page as it was)

@@ -190,6 +190,14 @@ def test_scripts_select_a_sweeps_runs_by_seed_and_problem(
         script_runs(args, seeds=[1])
 
 
+def test_docs_script_reads_a_relative_folder_from_where_it_is_run(tmp_path: Path) -> None:
+    script = REPO / "benchmarks" / "docs.sh"
+    done = subprocess.run(
+        ["bash", str(script), "no/folder"], capture_output=True, text=True, cwd=tmp_path
+    )
+    assert done.returncode != 0 and str(tmp_path / "no" / "folder") in done.stderr
+
+
 def test_plot_and_export_read_the_published_folder(published: Path, tmp_path: Path) -> None:
     assert main(["plot", "--data", str(published), "--out", str(tmp_path / "p")]) == 0
     assert len(list((tmp_path / "p").glob("*.png"))) == 4
