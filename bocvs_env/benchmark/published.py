@@ -66,7 +66,7 @@ RUN_COLUMNS: dict[str, str] = {
     "set_max_<i>": "the oracle value `max_x g_i(x)` of set i",
     "cost_mean_<i>": "the mean cost of set i",
     "package_version": "bocvs's version",
-    "git_commit": "the commit of the worker's checkout that ran it; `+dirty-<digest>` if its files differed from the commit (see bocvs_env.benchmark.versions.git_commit); empty outside a checkout",
+    "git_commit": "the commit of the checkout that ran it; `+dirty-<digest>` if its files differed from the commit (see bocvs_env.benchmark.versions.git_commit); null outside a checkout",
     "numpy": "numpy's version",
     "scipy": "scipy's version",
     "torch": "torch's version",

@@ -22,7 +22,7 @@ import torch
 import bocvs_env
 from bocvs_env.agent_registration import agent_class, make_agent, privileged_params
 from bocvs_env.benchmark.config import RunConfig
-from bocvs_env.benchmark.versions import dependency_versions, git_commit
+from bocvs_env.benchmark.versions import dependency_versions, process_commit
 from bocvs_env.env import BOCVSEnv
 from bocvs_env.evaluation import EpisodeRecord, run_episode
 
@@ -66,7 +66,7 @@ class RunResult:
             (:func:`~bocvs_env.benchmark.versions.dependency_versions`), agent parameters, host,
             UTC timestamps (ISO 8601), wall and CPU time in seconds (of the run, not of the
             setting's oracle, which is computed once per setting), and the commit of the code
-            that ran it (:func:`~bocvs_env.benchmark.versions.git_commit`, in the worker).
+            that ran it (:func:`~bocvs_env.benchmark.versions.process_commit`, in the worker).
     """
 
     config: RunConfig
@@ -98,6 +98,7 @@ def run_config(
     Returns:
         The :class:`RunResult`.
     """
+    commit = process_commit()  # before the clocks start: not part of the run's times
     env = BOCVSEnv(**config.env_kwargs())
     # The setting's privileged oracle (the record's set maxima) is computed once per setting and
     # cached on disk; computed here, it is left out of the times, which are the run's own.
@@ -108,7 +109,7 @@ def run_config(
     params = getattr(agent, "params", None)
     provenance = {
         "package_version": bocvs_env.__version__,
-        "git_commit": git_commit(),
+        "git_commit": commit,
         "python": platform.python_version(),
         **dependency_versions(),
         "agent_name": record.agent,

@@ -2,15 +2,18 @@
 that decide its numbers, and the rule that one report uses runs of one version.
 
 A run's provenance (recorded by :func:`bocvs_env.benchmark.runner.run_config` in the worker
-that ran it) holds ``git_commit`` (the commit of the worker's checkout, see :func:`git_commit`)
-and the installed versions of :data:`KEY_DEPENDENCIES` there. Runs with equal commits and equal versions
-make the same decisions; tables, plots and comparisons mixing versions would average different
-code, so :func:`check_one_version` refuses them unless told otherwise.
+that ran it) holds ``git_commit`` (the commit of the worker's checkout, see
+:func:`process_commit`) and the installed versions of :data:`KEY_DEPENDENCIES` there. Runs with
+equal commits and equal versions make the same decisions; tables, plots and comparisons mixing
+versions would average different code, so :func:`check_one_version` refuses them unless told
+otherwise.
 """
 
 from __future__ import annotations
 
+import functools
 import hashlib
+import os
 import subprocess
 from collections import Counter
 from collections.abc import Iterable, Mapping
@@ -45,24 +48,43 @@ def git_commit(path: Path | None = None) -> str | None:
     ``+dirty-`` and the first 10 hex digits of the sha256 of ``git diff HEAD`` and of those
     files' names and contents, so that two different edits of one commit are two versions.
     (Other untracked files, such as a result store, leave it clean.) ``None`` outside a
-    checkout or without git."""
+    checkout, where ``path`` holds no tracked file (a package installed in an ignored folder
+    of some other repository), or without git."""
 
-    def git(at: Path, *args: str) -> str:
+    def git(at: Path, *args: str) -> bytes:
         return subprocess.run(
-            ["git", "-C", str(at), *args], capture_output=True, text=True, check=True, timeout=10
+            ["git", "-C", str(at), *args], capture_output=True, check=True, timeout=10
         ).stdout
 
     try:
         where = path or Path(__file__).resolve().parent
-        head = git(where, "rev-parse", "HEAD").strip()
-        root = Path(git(where, "rev-parse", "--show-toplevel").strip())
-        diff = git(root, "diff", "HEAD", "--no-ext-diff", "--no-color").encode()
+        if not git(where, "ls-files", "-z", "--", "."):
+            return None
+        head = git(where, "rev-parse", "HEAD").decode().strip()
+        root = Path(os.fsdecode(git(where, "rev-parse", "--show-toplevel").rstrip(b"\n")))
+        diff = git(root, "diff", "HEAD", "--no-ext-diff", "--no-color")
         untracked = git(root, "ls-files", "--others", "--exclude-standard", "-z", "--", "*.py")
-        for name in sorted(n for n in untracked.split("\0") if n):
-            diff += b"\0" + name.encode() + b"\0" + (root / name).read_bytes()
-    except (OSError, subprocess.SubprocessError):
+    except (OSError, subprocess.SubprocessError, ValueError):
         return None
+    for name in sorted(n for n in untracked.split(b"\0") if n):
+        diff += b"\0" + name + b"\0" + _contents(root / os.fsdecode(name))
     return head + (f"+dirty-{hashlib.sha256(diff).hexdigest()[:10]}" if diff else "")
+
+
+@functools.cache
+def process_commit() -> str | None:
+    """:func:`git_commit` of this package, read once per process: the code this process
+    imported, which an edit of the checkout during a sweep does not change."""
+    return git_commit()
+
+
+def _contents(file: Path) -> bytes:
+    """A file's bytes; for one that cannot be read (a dangling link, gone since it was
+    listed), a marker with the error's name."""
+    try:
+        return file.read_bytes()
+    except OSError as err:
+        return f"<unreadable: {type(err).__name__}>".encode()
 
 
 def short_commit(provenance: Mapping[str, Any]) -> str:
@@ -107,7 +129,7 @@ def this_version() -> str:
     """This code's version (:func:`code_version`): the commit of this package's checkout (or
     its version, outside a checkout) and the installed :data:`KEY_DEPENDENCIES`, as a run made
     here would record them."""
-    provenance = {"package_version": bocvs_env.__version__, "git_commit": git_commit()}
+    provenance = {"package_version": bocvs_env.__version__, "git_commit": process_commit()}
     return code_version({**provenance, **dependency_versions()})
 
 

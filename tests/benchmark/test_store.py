@@ -50,7 +50,9 @@ def test_select_runs_by_key(filled_store: ResultStore, tiny_results: list[RunRes
     assert [r.key for r in filled_store.runs([key])] == [key]
 
 
-def test_provenances_are_read_without_the_runs(filled_store: ResultStore, tiny_results) -> None:
+def test_provenances_are_read_without_the_runs(
+    filled_store: ResultStore, tiny_results: list[RunResult]
+) -> None:
     assert filled_store.provenances() == [r.provenance for r in filled_store.runs()]
     key = tiny_results[1].config.key()
     assert filled_store.provenances([key]) == [filled_store.runs([key])[0].provenance]

@@ -11,6 +11,8 @@ from pathlib import Path
 import pytest
 from bench_helpers import at_commit, tiny_sweep
 
+import bocvs_env
+from bocvs_env.benchmark import versions
 from bocvs_env.benchmark.cli import main
 from bocvs_env.benchmark.runner import RunResult
 from bocvs_env.benchmark.store import ResultStore
@@ -150,11 +152,30 @@ def test_git_commit_tells_edits_of_one_commit_apart(tmp_path: Path) -> None:
     (tmp_path / "f.py").write_text("a = 1\n")
     (tmp_path / "results.db").write_text("a store")  # untracked, not Python: still clean
     (tmp_path / "sub").mkdir()
-    assert git_commit(tmp_path) == git_commit(tmp_path / "sub") == clean
+    (tmp_path / "sub" / "g.py").write_text("")
+    git("add", "sub/g.py")
+    git("-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "two")
+    clean = git_commit(tmp_path)
+    assert clean is not None and "+" not in clean
+    assert git_commit(tmp_path / "sub") == clean
     (tmp_path / "plugin.py").write_text("b = 1\n")  # untracked Python: another version
     with_plugin = git_commit(tmp_path / "sub")
     assert with_plugin is not None and with_plugin.startswith(clean + "+dirty-")
     (tmp_path / "plugin.py").write_text("b = 2\n")
     assert git_commit(tmp_path) not in (with_plugin, clean)
-    (tmp_path / ".gitignore").write_text("plugin.py\n.gitignore\n")  # ignored: clean again
+    (tmp_path / ".gitignore").write_text("plugin.py\n.gitignore\nvenv/\n")  # clean again
     assert git_commit(tmp_path) == clean
+    (tmp_path / "gone.py").symlink_to(tmp_path / "nowhere.py")  # unreadable: still a version
+    assert (git_commit(tmp_path) or "").startswith(clean + "+dirty-")
+    (tmp_path / "gone.py").unlink()
+    installed = tmp_path / "venv" / "site-packages" / "bocvs_env"  # in an ignored folder
+    installed.mkdir(parents=True)
+    (installed / "x.py").write_text("")
+    assert git_commit(installed) is None
+
+
+def test_code_made_outside_a_checkout_is_known_by_its_version(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(versions, "process_commit", lambda: None)
+    assert this_version().startswith(f"bocvs {bocvs_env.__version__} (numpy ")
