@@ -16,8 +16,10 @@ It refuses runs of several code versions unless given ``--allow-mixed-versions``
 from __future__ import annotations
 
 import argparse
+import math
 import sys
 from collections import defaultdict
+from collections.abc import Iterable, Mapping
 from pathlib import Path
 
 from bocvs_env.benchmark.cost_estimate import reference_times, sweep_cost
@@ -44,21 +46,42 @@ def main() -> None:
         "references' speed | ratio |"
     )
     print("| --- | ---: | ---: | ---: | ---: | ---: | ---: |")
-    total: dict[str, float] = defaultdict(float)
     for agent in sorted(rows):
-        r = rows[agent]
+        print(_row(agent, rows[agent]))
+    estimated = [a for a in sorted(rows) if not math.isnan(rows[a]["before_s"])]
+    total = _total(rows.values())
+    print(_row("all", total))  # no estimate if an agent has none
+    if len(estimated) < len(rows):
+        if estimated:
+            total = _total(rows[a] for a in estimated)
+            print(_row(f"all with an estimate ({', '.join(estimated)})", total))
+        print("\n—: no estimate (no reference code that the timing model stands for; see "
+              "bocvs_env.benchmark.cost_estimate)")  # fmt: skip
+    w = args.workers
+    if estimated:
+        of = "" if len(estimated) == len(rows) else " of the agents with an estimate"
+        print(f"\nwall time on {w} workers{of}: measured {total['after_s'] / w / 3600:.2f} h, "
+              f"estimated at the references' speed {total['before_s'] / w / 3600:.1f} h "
+              f"({total['before_s'] / w / 86400:.1f} days)")  # fmt: skip
+
+
+def _total(rows: Iterable[dict[str, float]]) -> dict[str, float]:
+    total: dict[str, float] = defaultdict(float)
+    for r in rows:
         for k, v in r.items():
             total[k] += v
-        print(f"| {agent} | {r['runs']:.0f} | {r['rounds']:.0f} | {r['after_s'] / 3600:.2f} | "
-              f"{r['cpu_s'] / 3600:.2f} | {r['before_s'] / 3600:.1f} | "
-              f"{r['before_s'] / r['after_s']:.0f} |")  # fmt: skip
-    print(f"| all | {total['runs']:.0f} | {total['rounds']:.0f} | {total['after_s'] / 3600:.2f} | "
-          f"{total['cpu_s'] / 3600:.2f} | {total['before_s'] / 3600:.1f} | "
-          f"{total['before_s'] / total['after_s']:.0f} |")  # fmt: skip
-    w = args.workers
-    print(f"\nwall time on {w} workers: measured {total['after_s'] / w / 3600:.2f} h, "
-          f"estimated at the references' speed {total['before_s'] / w / 3600:.1f} h "
-          f"({total['before_s'] / w / 86400:.1f} days)")  # fmt: skip
+    return total
+
+
+def _row(name: str, r: Mapping[str, float]) -> str:
+    """A table row; NaN figures (no CPU time recorded, no estimate) as a dash."""
+
+    def hours(seconds: float, digits: int) -> str:
+        return "—" if math.isnan(seconds) else f"{seconds / 3600:.{digits}f}"
+
+    ratio = "—" if math.isnan(r["before_s"]) else f"{r['before_s'] / r['after_s']:.0f}"
+    return (f"| {name} | {r['runs']:.0f} | {r['rounds']:.0f} | {hours(r['after_s'], 2)} | "
+            f"{hours(r['cpu_s'], 2)} | {hours(r['before_s'], 1)} | {ratio} |")  # fmt: skip
 
 
 if __name__ == "__main__":

@@ -13,6 +13,7 @@ import numpy as np
 import pytest
 
 from bocvs_env.benchmark import cost_estimate
+from bocvs_env.benchmark.runner import RunResult
 from bocvs_env.benchmark.store import ResultStore, StoredRun
 
 SIZES = np.array([100.0, 1000.0])
@@ -51,12 +52,15 @@ def _only_one(tmp_path: Path) -> Path:
     return path
 
 
+def _as(run: StoredRun, agent: str) -> StoredRun:
+    return dataclasses.replace(run, config=dataclasses.replace(run.config, agent=agent))
+
+
 def test_model_based_runs_are_charged_one_reference_decision_per_round(
     stored_runs: list[StoredRun],
 ) -> None:
     run = stored_runs[0]
-    as_etc = dataclasses.replace(run, config=dataclasses.replace(run.config, agent="etc"))
-    rows = cost_estimate.sweep_cost([run, as_etc], SIZES, SECONDS)
+    rows = cost_estimate.sweep_cost([run, _as(run, "etc"), _as(run, "fetc")], SIZES, SECONDS)
     rounds = len(run.record.y)
     assert rows["random"] == {
         "runs": 1, "rounds": rounds, "after_s": run.provenance["wall_s"],
@@ -70,6 +74,8 @@ def test_model_based_runs_are_charged_one_reference_decision_per_round(
     expected = cost_estimate.reference_seconds(n0 + np.arange(rounds), SIZES, SECONDS).sum()
     assert rows["etc"]["before_s"] == pytest.approx(expected)
     assert rows["etc"]["before_s"] == pytest.approx(10.0 * rounds)  # all below n = 100
+    assert np.isnan(rows["fetc"]["before_s"])  # no reference code: no estimate
+    assert rows["fetc"]["after_s"] == run.provenance["wall_s"]
 
 
 def test_the_script_prints_the_cost_per_agent(filled_store: ResultStore, tmp_path: Path) -> None:
@@ -87,3 +93,18 @@ def test_the_script_prints_the_cost_per_agent(filled_store: ResultStore, tmp_pat
     assert done.returncode == 0, done.stderr
     assert "sweep 'tiny': 2 runs" in done.stdout
     assert "| random | 2 |" in done.stdout
+    assert "| all | 2 |" in done.stdout and "with an estimate" not in done.stdout
+    run = filled_store.runs()[0]  # and one run of an agent without a reference code
+    provenance = {k: v for k, v in run.provenance.items() if k != "sweep"}
+    filled_store.add(RunResult(_as(run, "fetc").config, run.record, provenance), "other")
+    tiny = filled_store.sweeps()["tiny"]
+    filled_store.register_sweep(dataclasses.replace(tiny, name="both", agents=["random", "fetc"]))
+    cmd[-1] = "both"
+    done = subprocess.run(
+        [*cmd, "--reference", str(timings)], capture_output=True, text=True, timeout=300
+    )
+    assert done.returncode == 0, done.stderr
+    lines = done.stdout.splitlines()
+    assert any(line.startswith("| fetc | 1 |") and line.endswith("| — | — |") for line in lines)
+    assert any(line.startswith("| all | 3 |") and line.endswith("| — | — |") for line in lines)
+    assert any(line.startswith("| all with an estimate (random) | 2 |") for line in lines)
