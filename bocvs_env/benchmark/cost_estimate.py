@@ -6,9 +6,9 @@ is charged one reference-style decision (:mod:`bocvs_env.benchmark.reference`: t
 maximization) at the number of observations it had then, timed by interpolating, in log-log,
 the reference decisions measured by ``benchmarks/decisions.py`` (constant below the smallest
 measured size, the last measured slope above the largest). A model-free agent is charged its
-measured time. The other agents (this project's FETC and ETC variants, SADCBO, cost-cooled EI)
-have no reference that this timing model stands for: their estimate is NaN. The "after" figure is each
-run's measured wall time (``wall_s`` in the store's provenance), summed; beside it the runs'
+measured CPU time (its wall time if it recorded none). The other agents (this project's FETC
+and ETC variants, SADCBO, cost-cooled EI) have no reference that this timing model stands for:
+their estimate is NaN. The "after" figure is each run's measured wall time (``wall_s`` in the store's provenance), summed; beside it the runs'
 CPU time (``cpu_s``), which a loaded machine does not inflate (NaN if a run predates it).
 """
 
@@ -79,7 +79,7 @@ def sweep_cost(
         rounds = len(run.record.y)
         n = n0 + np.arange(rounds)
         if agent in MODEL_FREE:
-            before = wall
+            before = float(run.provenance.get("cpu_s", wall))
         elif agent in WITH_REFERENCE:
             before = float(reference_seconds(n, sizes, seconds).sum())
         else:

@@ -64,12 +64,14 @@ def test_model_based_runs_are_charged_one_reference_decision_per_round(
     rounds = len(run.record.y)
     assert rows["random"] == {
         "runs": 1, "rounds": rounds, "after_s": run.provenance["wall_s"],
-        "cpu_s": run.provenance["cpu_s"], "before_s": run.provenance["wall_s"],
+        "cpu_s": run.provenance["cpu_s"], "before_s": run.provenance["cpu_s"],
     }  # fmt: skip
     older = dataclasses.replace(
         run, provenance={k: v for k, v in run.provenance.items() if k != "cpu_s"}
     )
-    assert np.isnan(cost_estimate.sweep_cost([run, older], SIZES, SECONDS)["random"]["cpu_s"])
+    mixed = cost_estimate.sweep_cost([run, older], SIZES, SECONDS)["random"]
+    assert np.isnan(mixed["cpu_s"])
+    assert mixed["before_s"] == run.provenance["cpu_s"] + run.provenance["wall_s"]
     n0 = run.config.problem_options["n_initial"]
     expected = cost_estimate.reference_seconds(n0 + np.arange(rounds), SIZES, SECONDS).sum()
     assert rows["etc"]["before_s"] == pytest.approx(expected)
