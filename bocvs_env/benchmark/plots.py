@@ -20,6 +20,7 @@ from pathlib import Path
 import numpy as np
 from matplotlib.axes import Axes
 from matplotlib.figure import Figure
+from matplotlib.lines import Line2D
 
 from bocvs_env import metrics
 from bocvs_env.benchmark.panels import Panel, group_panels, mean_and_se
@@ -35,7 +36,8 @@ GRID_POINTS = 201
 REGRET_FLOOR = 1e-6
 #: What the lines and bands are, written under every figure.
 CAPTION = (
-    "lines: mean over seeds (n per agent in the legend); bands: ± one standard error of the mean"
+    "lines: mean over seeds (n per agent in the legend, its range over panels if they differ); "
+    "bands: ± one standard error of the mean"
 )
 #: The files :func:`save_figures` writes.
 FIGURE_FILES = ("simple_regret.png", "evaluations.png", "quality_regret.png", "cost_regret.png")
@@ -60,6 +62,12 @@ def _colors(agents: Iterable[str]) -> dict[str, str]:
     return {a: f"C{k % 10}" for k, a in enumerate(names)}
 
 
+def _span(counts: set[int]) -> str:
+    """``"5"``, or ``"3-5"`` when panels have different numbers of seeds."""
+    low, high = min(counts), max(counts)
+    return f"{low}" if low == high else f"{low}-{high}"
+
+
 def _figure(
     runs: Sequence[StoredRun],
     curve: Callable[[list[EpisodeRecord], Panel], Curve],
@@ -71,6 +79,7 @@ def _figure(
     if not panels:
         raise ValueError("no runs to plot")
     colors = _colors(a for agents in panels.values() for a in agents)
+    seeds: dict[str, set[int]] = {a: set() for a in colors}
     fig, axes = _panel_grid(len(panels))
     for ax, (panel, agents) in zip(axes, panels.items(), strict=True):
         for agent, records in agents.items():
@@ -78,8 +87,8 @@ def _figure(
             lo, hi = mean - se, mean + se
             if log:
                 mean, lo, hi = (np.maximum(v, REGRET_FLOOR) for v in (mean, lo, hi))
-            label = f"{agent} (n={len(records)})"
-            ax.plot(x, mean, color=colors[agent], label=label, drawstyle="steps-post")
+            seeds[agent].add(len(records))
+            ax.plot(x, mean, color=colors[agent], drawstyle="steps-post")
             ax.fill_between(x, lo, hi, color=colors[agent], alpha=0.2, linewidth=0, step="post")
         if log:
             ax.set_yscale("log")
@@ -87,7 +96,15 @@ def _figure(
         ax.set_xlabel(xlabel)
         ax.set_ylabel(ylabel)
         ax.grid(True, which="major", alpha=0.3)
-    axes[0].legend(fontsize=8, title="agent (seeds): mean ± s.e.", title_fontsize=8)
+    fig.legend(  # above the panels, where it hides no curve
+        [Line2D([], [], color=color) for color in colors.values()],
+        [f"{a} (n={_span(seeds[a])})" for a in colors],
+        loc="outside upper center",
+        ncols=min(len(colors), 8),
+        fontsize=8,
+        title="agent (seeds): mean ± s.e.",
+        title_fontsize=8,
+    )
     fig.supxlabel(CAPTION, fontsize=8)
     return fig
 

@@ -39,8 +39,9 @@ def _records(runs: list[StoredRun], agent: str, cost_set: str) -> list:
     return [r.record for r in runs if (r.config.agent, r.config.cost_set) == (agent, cost_set)]
 
 
-def _legend(ax) -> list[str]:
-    return [t.get_text() for t in ax.get_legend().get_texts()]
+def _legend(fig) -> list[str]:
+    (legend,) = fig.legends  # one, for every panel
+    return [t.get_text() for t in legend.get_texts()]
 
 
 def test_simple_regret_figure(two_agents_two_panels: list[StoredRun]) -> None:
@@ -51,10 +52,12 @@ def test_simple_regret_figure(two_agents_two_panels: list[StoredRun]) -> None:
         "hartmann3 · cheap · var 0.02 · C=3",
         "hartmann3 · moderate · var 0.02 · C=3",
     ]
-    assert _legend(axes[0]) == ["random (n=2)", "zz-other (n=2)"]
-    legend = axes[0].get_legend()
-    assert legend is not None
-    assert "mean ± s.e." in legend.get_title().get_text()
+    assert _legend(fig) == ["random (n=2)", "zz-other (n=2)"]
+    assert all(ax.get_legend() is None for ax in axes)  # no panel's curves hidden
+    assert "mean ± s.e." in fig.legends[0].get_title().get_text()
+    fewer = [r for r in two_agents_two_panels if (r.config.agent, r.config.cost_set, r.config.seed)
+             != ("zz-other", "moderate", 0)]  # fmt: skip
+    assert _legend(simple_regret_figure(fewer)) == ["random (n=2)", "zz-other (n=1-2)"]
     assert "standard error" in fig.get_supxlabel()
     for ax in axes:
         assert ax.get_xlabel() == "cost spent" and ax.get_ylabel() == "simple regret"
