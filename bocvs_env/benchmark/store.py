@@ -557,16 +557,12 @@ class ResultStore:
         Raises:
             StoreError: naming the first run whose row cannot be decoded.
         """
-        cols = ["id", "config_key", "sweep", "config", "problem_config", "provenance", *_TRACE]
+        cols = ["config_key", "sweep", "config", "problem_config", "provenance", *_TRACE]
         if diagnostics:
             cols.append("diagnostics")
-        with self._access("read"):
-            rows = self._conn.execute(f"SELECT {', '.join(cols)} FROM runs ORDER BY id").fetchall()
-        wanted = None if keys is None else set(keys)
         return [
             self._decode(dict(zip(cols, row, strict=True)), diagnostics)
-            for row in rows
-            if wanted is None or row[1] in wanted
+            for row in self._rows(cols, keys)
         ]
 
     def provenances(self, keys: Iterable[str] | None = None) -> list[dict[str, Any]]:
@@ -577,18 +573,22 @@ class ResultStore:
         Raises:
             StoreError: naming the first run whose provenance cannot be decoded.
         """
+        out = []
+        for key, text in self._rows(["config_key", "provenance"], keys):
+            try:
+                out.append(json.loads(text))
+            except ValueError as err:
+                raise self._damaged(key, err) from err
+        return out
+
+    def _rows(self, cols: list[str], keys: Iterable[str] | None) -> list[tuple[Any, ...]]:
+        """These columns (the first is ``config_key``) of the runs, in insertion order; only
+        those whose digest is in ``keys`` if given."""
         with self._access("read"):
-            query = "SELECT config_key, provenance FROM runs ORDER BY id"
+            query = f"SELECT {', '.join(cols)} FROM runs ORDER BY id"
             rows = self._conn.execute(query).fetchall()
         wanted = None if keys is None else set(keys)
-        out = []
-        for key, text in rows:
-            if wanted is None or key in wanted:
-                try:
-                    out.append(json.loads(text))
-                except ValueError as err:
-                    raise self._damaged(key, err) from err
-        return out
+        return [row for row in rows if wanted is None or row[0] in wanted]
 
     def _config(self, key: str, text: str) -> RunConfig:
         try:
