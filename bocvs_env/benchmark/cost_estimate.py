@@ -8,8 +8,9 @@ the reference decisions measured by ``benchmarks/decisions.py`` (constant below 
 measured size, the last measured slope above the largest). A model-free agent is charged its
 measured CPU time (its wall time if it recorded none). The other agents (this project's FETC
 and ETC variants, SADCBO, cost-cooled EI) have no reference that this timing model stands for:
-their estimate is NaN. The "after" figure is each run's measured wall time (``wall_s`` in the store's provenance), summed; beside it the runs'
-CPU time (``cpu_s``), which a loaded machine does not inflate (NaN if a run predates it).
+their estimate is NaN. The "after" figure is each run's measured wall time (``wall_s`` in the
+store's provenance), summed; beside it the runs' CPU time (``cpu_s``), which a loaded machine
+does not inflate (NaN if a run predates it).
 """
 
 from __future__ import annotations
