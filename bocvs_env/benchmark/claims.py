@@ -165,6 +165,16 @@ def cpu_table(
     return "\n".join(lines)
 
 
+#: What the panel tables show (the published folder's ``README.md`` defines each figure).
+PANEL_INTRO = (
+    "Per panel (problem · cost set · variance · budget C) and agent, means over the seeds of: "
+    "the simple regret after spending 25, 50, 60, 75 and 100% of the budget (`g*` minus the "
+    "best value `g` among the plays paid within that spend), the evaluations, and the shares "
+    "of the spend on the target set i* (the cheapest set within 10% of `g*`) and on the "
+    "costliest set (by mean cost). Every figure is defined in the published runs' `README.md`."
+)
+
+
 def _fmt(x: float) -> str:
     return f"{x:.3g}"
 
@@ -203,7 +213,7 @@ def claims_markdown(
     comparisons = compare_runs(
         runs, agent=proposed, metric_names=[m for m, _ in CLAIMS], n_resamples=resamples, seed=seed
     )
-    parts = [panel_tables(runs)]
+    parts = [PANEL_INTRO, panel_tables(runs)]
     if comparisons:
         level = comparisons[0].interval.level
         parts.append(

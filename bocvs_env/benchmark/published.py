@@ -45,26 +45,30 @@ RUN_COLUMNS: dict[str, str] = {
     "sweep": "the sweep that recorded the run",
     "problem": "the problem's name (`bocvs_env.problems.PROBLEMS`)",
     "cost_set": "the cost set: `cheap`, `moderate` or `expensive`",
-    "variance": "the truncated variance of every random input",
+    "variance": "the variance of every random input: a normal of mean 0.5 truncated to "
+    "[0, 1], whose scale is solved so that the truncated variance is this",
     "budget": "the total cost the run could spend",
     "agent": "the agent's registry name",
     "seed": "the seed of the environment and the agent; runs of one seed pair up",
     "agent_params": "JSON: the agent's configured keyword arguments",
-    "problem_options": "JSON: the further options of `make_problem` (noise, initial points)",
+    "problem_options": "JSON: the further options of `make_problem` (noise, initial points), "
+    "defaults resolved",
     "evaluations": "evaluated steps (the free initial design excluded)",
-    "spent": "total cost paid",
-    "g_star": "the oracle value `g* = max_i max_x g_i(x)`",
-    "i_star": "the target set: the cheapest set within 10% of `g*`",
-    "simple_regret": "final simple regret `g* - max_t g_t` (`g*` without evaluations)",
+    "spent": "total cost paid (the sum of the run's `cost` in `steps.parquet`)",
+    "g_star": "the oracle value `g* = max_i max_x g_i(x)`, in the objective's units",
+    "i_star": "the target set: the cheapest set by mean cost among those with "
+    "`set_max_<i> >= 0.9 g_star` (up to 1e-9 for rounding; the lowest index on ties)",
+    "simple_regret": "final simple regret `g_star - max(0, g_1, ..., g_T)` (`g_star` without "
+    "evaluations)",
     "simple_regret_area": "area under simple regret against cost spent over [0, budget], "
-    "divided by the budget (`bocvs_env.metrics.simple_regret_area`)",
+    "divided by the budget (see above)",
     "quality_regret": "final cumulative quality regret, tolerance 0.1",
     "cost_regret": "final cumulative cost regret, tolerance 0.1",
     "cost_varying_regret": "final cumulative cost-weighted regret (UCB-CVS's)",
     "target_plays": "plays of the target set `i_star`",
-    "spend_share_<i>": "share of the spend on set i",
+    "spend_share_<i>": "share of the spend (the costs paid) on set i",
     "set_max_<i>": "the oracle value `max_x g_i(x)` of set i",
-    "cost_mean_<i>": "the mean cost of set i",
+    "cost_mean_<i>": "the mean cost of set i (the draws `cost` scatter around it)",
     "package_version": "bocvs's version",
     "git_commit": "the commit of the checkout that ran it; `+dirty-<digest>` if its files differed from the commit (see bocvs_env.benchmark.versions.git_commit); null outside a checkout",
     "numpy": "numpy's version",
@@ -88,9 +92,10 @@ STEP_COLUMNS: dict[str, str] = {
     "key": "the run (`runs.parquet`'s `key`)",
     "step": "1, 2, ... in the order played",
     "control_set": "the set played (an index into the problem's control sets)",
-    "cost": "the cost paid; cumulated, the cost spent",
-    "g": "the privileged noiseless value `g_i(x)` of the play; simple regret after step t is "
-    "`g_star - max(0, g_1, ..., g_t)`",
+    "cost": "the cost paid: a draw of the set's random cost (mean `cost_mean_<i>`); "
+    "cumulated, the cost spent",
+    "g": "the privileged noiseless value `g_i(x)` of the play (the expectation of the "
+    "objective over the random inputs), in the objective's units",
 }
 
 _README = """# Published runs
@@ -109,9 +114,43 @@ or with pandas: `pd.read_parquet("docs/data/runs.parquet")`. Every step of every
 (the traces are not downsampled); the queries `x` and the noisy observations `y` are not
 published. `sweeps.json` holds the sweeps' configurations by name.
 
-Simple regret after spending `C'` is `g_star` minus the best `g` among the steps whose
-cumulative cost is at most `C'` (0 before the first step). The curves and tables of the docs
-use nothing else.
+The `_<i>` columns run over the control sets `i = 0 ... m - 1` of the widest problem in the
+folder; a problem with fewer sets leaves the others empty.
+
+## How the pages compute their figures
+
+Per run, from `steps.parquet` in `step` order, with `s_k` the cost spent after step `k` (the
+cumulative sum of `cost`):
+
+- **Simple regret after spending `C'`**: `g_star - max(0, g_1, ..., g_k)` over the steps with
+  `s_k <= C'` (`g_star` before the first step). The pages' "regret @25%" and so on are its
+  values at 25% ... of `budget`; "final" is its value at the end (`simple_regret`).
+- **Area** (`simple_regret_area`): that step function integrated over `[0, budget]` and divided
+  by `budget`, the mean regret over the budget: `sum_k r_k (s_{{k+1}} - s_k) / budget` with
+  `s_0 = 0`, `r_0 = g_star`, `r_k` the regret after step `k`, `s_{{T+1}} = budget` (spends
+  clipped to `[0, budget]`).
+- **Spend shares**: the run's costs paid on a set over all it paid; the target set `i*` is
+  `i_star`, the costliest set the largest `cost_mean_<i>` (the lowest index on ties).
+
+A panel is a problem, cost set, variance and budget; the pages' tables show the means of these
+figures over the panel's seeds. A **paired comparison** (`bocvs compare`) pairs agent `a` with
+reference `b` by seed within a panel and takes the differences `a - b`. Their mean gets a 95%
+percentile bootstrap interval: `rng = numpy.random.default_rng(0)` afresh for every interval,
+10,000 resamples of the `n` differences with replacement
+(`rng.integers(0, n, size=(10_000, n))`), and the `numpy.quantile` (linear interpolation) of
+the resamples' means at 0.025 and 0.975. A **win** is an interval wholly on `a`'s better side
+of 0 (below for regret, area and the share on the costliest set; above for evaluations and the
+share on `i*`), a **loss** one wholly on the other side, a **tie** one that contains 0.
+"Better mean" counts the panels whose mean difference is strictly on `a`'s better side. With
+few seeds the resamples take few distinct values, so an interval that ends within a few percent
+of its width from 0 can change its verdict with the resampling seed.
+
+`sweeps.json` holds each sweep's configuration as a config file does
+(`benchmarks/configs/*.toml`): its runs are the product of `problems`, `cost_sets`,
+`variances`, `budgets` (`null`: each problem's default), `agents` and `seeds`, with
+`agent_params` per agent and `problem_options` for every run (`{{}}`: `make_problem`'s
+defaults, which every run's `problem_options` records resolved). A run belongs to every sweep
+whose product holds its configuration (its `key`); `sweep` names the one that recorded it.
 
 {runs}
 
