@@ -62,7 +62,8 @@ class ETCAgent(ModelBasedAgent):
     the budget could buy at the cheapest observed mean cost, a stand-in for the unknown horizon);
     ``S3`` = the sets of ``S1`` with the smallest cost LCB (ties kept); play the set of ``S3``
     with the largest ``max_x E[u_{t-1}]`` at its maximizer. ``alpha`` starts at ``alpha0`` and is
-    halved after every ``halve_every`` exploitation evaluations (default ``d``, as the paper).
+    halved after every ``halve_every`` exploitation rounds (default ``d``, as the paper; a round
+    is an evaluation, or with a ``hold`` a decision and its replays).
 
     Two computational shortcuts, both exact:
 
@@ -89,7 +90,8 @@ class ETCAgent(ModelBasedAgent):
     Args:
         explore_fraction: the share of the budget exploration may spend (the paper: 60%).
         alpha0: the tolerance at the start of exploitation (the paper: 0.1).
-        halve_every: exploitation evaluations between halvings of ``alpha``; ``None`` is ``d``.
+        halve_every: exploitation rounds (decisions, with a ``hold``) between halvings of
+            ``alpha``; ``None`` is ``d``.
         lcb_tracking: how ``max_{i, x^i} E[l]`` over the maximal sets is found each round.
             ``"revalue"``: between hyperparameter refits, last round's maximizers
             (and the incumbents of :meth:`ModelBasedAgent.set_maxima`) are only valued under

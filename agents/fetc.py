@@ -42,10 +42,11 @@ ETC_SWITCHES: dict[str, Any] = {
 class FETCAgent(ETCAgent):
     """Frugal explore-then-commit: explore by spend, commit to the cheapest acceptable set.
 
-    It keeps what Algorithm 1 gets right: a tolerance ``alpha`` on value (halved as in the
-    paper), ``S1`` from GP confidence bounds, the cheapest acceptable set by optimistic cost
-    bounds (``S3``), the largest UCB among ties. Five components change, each a switch whose
-    other value gives back ETC's behaviour for that component (:data:`ETC_SWITCHES`):
+    It keeps what Algorithm 1 gets right: a tolerance ``alpha`` on value (halved every
+    ``halve_every`` exploitation decisions), ``S1`` from GP confidence bounds, the cheapest
+    acceptable set by optimistic cost bounds (``S3``), the largest UCB among ties. Five
+    components change, each a switch whose other value gives back ETC's behaviour for that
+    component (:data:`ETC_SWITCHES`):
 
     1. ``allocation="spend"``: exploration plays the set furthest behind a target share of plays
        ``n_i ∝ c_hat_i^(-spend_exponent)`` (:func:`agents.allocation.spend_balanced_set`), play by
@@ -77,7 +78,7 @@ class FETCAgent(ETCAgent):
        for ``L``, since a subset's narrower bounds can have the larger LCB. ``"current"``:
        current averaged bounds, ``max E[u]`` and ``max E[l]`` (FETC's default until the grid
        showed the airfoil failure); ``"intersected"``: Algorithm 1's bars.
-    4. ``relevance=True``: once the GP holds ``relevance_min_data`` points, exploration
+    4. ``relevance=True``: once ``relevance_min_data`` observations are made, exploration
        measures every variable's relevance by feature collapsing, averaged over inputs
        drawn from the variables' distributions (:func:`agents.relevance.collapse_relevance`;
        a global measure, steadier with little data than SADCBO's at the best queries), again
@@ -89,8 +90,10 @@ class FETCAgent(ETCAgent):
        on hartmann6 in 12-D the full set once dims 6-11 are seen to do nothing. Exploitation
        still considers every set. ``False``: every set is explored.
     5. ``exploit_query="ts"``: in exploitation, the chosen set's query maximizes one posterior
-       sample path's expectation (Thompson sampling) instead of ``E[u]``: sharper on the
-       committed set, where the UCB keeps spending on the width. ``"ucb"``: Algorithm 1.
+       sample path's expectation (Thompson sampling) instead of an upper bound: sharper on the
+       committed set, where the UCB keeps spending on the width. ``"ucb"``: the maximizer of
+       the bound that admitted the set (``E[u]``, as Algorithm 1, with averaged bounds; with
+       ``"integral"``, ``U_i``'s maximizer, polished again on ``E[u]`` by :meth:`played`).
 
     FETC's model options are ETC's (:class:`~agents.etc.ETCAgent`,
     :class:`~agents.model_based.ModelBasedAgent`), with issue 12's fast options
@@ -103,7 +106,8 @@ class FETCAgent(ETCAgent):
     The decision log has ETC's keys; in exploration also ``relevant`` and ``skipped`` (when
     relevance is on); in exploitation ``query``, and with current bounds (either kind)
     ``ucb_checked`` (the sets whose maximal upper bound was needed, see
-    :meth:`_exploit_current`) in place of ``s1`` and ``ucb_bar``.
+    :meth:`_exploit_current`) in place of ``s1``, ``ucb_bar`` and ``reset``; ``lcb_bar`` is then
+    this round's ``max L``, not a running maximum.
 
     Args:
         allocation: ``"spend"`` or ``"count"``.
@@ -118,7 +122,8 @@ class FETCAgent(ETCAgent):
         relevance_points: the quasi-random inputs (drawn from the variables' distributions)
             relevance is averaged over.
         relevance_growth: the relevance is measured again once the GP's training set (at most
-            ``max_data`` points) has grown by this factor (``>= 1``; 1 measures it at every exploration play) since the last measure.
+            ``max_data`` points) has grown by this factor since the last measure (``>= 1``; 1
+            measures it at every exploration play).
         exploit_query: ``"ts"`` or ``"ucb"``.
         n_refine: with ``value_bounds="integral"``, the best screened candidates per set whose
             bound is refined by L-BFGS-B (as :class:`~agents.cost_ei.CostCooledEIAgent`'s).

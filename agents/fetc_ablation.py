@@ -53,7 +53,8 @@ class ETCBernsteinAgent(AblationAgent):
 
 class ETCCurrentAgent(AblationAgent):
     """ETC with ``S1`` from the current model's bounds of each set's value (FETC's
-    ``value_bounds="integral"``)."""
+    ``value_bounds="integral"``); its UCB query is then ``U_i``'s maximizer, polished on
+    ``E[u]`` (:class:`~agents.fetc.FETCAgent`, component 5)."""
 
     name = "etc-current"
     component: ClassVar[dict[str, Any]] = {"value_bounds": "integral"}

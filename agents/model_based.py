@@ -41,9 +41,10 @@ EXACT_SETTINGS: Mapping[str, Any] = MappingProxyType(
 #: agents, SADCBO, cost-cooled EI; their defaults): with the paper's cheap costs (0.01) and a
 #: budget of 100 they make thousands of evaluations, where ETC makes 400-700. The GP takes at
 #: most 512 of them (the decision then costs about what ETC's does at its largest ``n``) and a
-#: decision is held for 0.5% of the budget (at most about 200 decisions a run, besides the plays
-#: of sets costing more than that). See ``max_data`` and ``hold`` of :class:`ModelBasedAgent`;
-#: the figures behind them in docs/agents/fetc.md, "Computation bounds".
+#: decision is held for 0.5% of the budget (at most 400 decisions a run, about 200 where the
+#: costs divide 0.5% of it, besides the plays of sets costing more than that). See ``max_data``
+#: and ``hold`` of :class:`ModelBasedAgent`; the figures behind them in docs/agents/fetc.md,
+#: "Computation bounds".
 FRUGAL_COMPUTE: Mapping[str, Any] = MappingProxyType({"max_data": 512, "hold": 0.005})
 
 
@@ -127,11 +128,13 @@ class ModelBasedAgent(BaseAgent):
             stays within ``hold`` times the budget (``None``: decide every round). A set
             costing less than ``hold * budget`` is then played ``floor(hold * budget / c)``
             times per decision, at the same query (its random inputs drawn afresh each time),
-            so a run makes at most about ``1 / hold`` decisions plus one per play of a costlier
-            set; the decision log has one entry per decision. A hold may run past a phase's
-            end (ETC's exploration budget) by less than ``hold * budget``, and what a subclass
-            counts per decision counts decisions, not plays (ETC's exploitation rounds, after
-            every ``d`` of which ``alpha`` is halved).
+            so every decision spends more than half of ``hold * budget`` and a run makes at
+            most ``2 / hold`` decisions (about ``1 / hold`` where the costs divide
+            ``hold * budget``) plus one per play of a costlier set; the decision log has one
+            entry per decision. A hold may run past a phase's end (ETC's exploration budget) by
+            less than ``hold * budget``, and what a subclass counts per decision counts
+            decisions, not plays (ETC's exploitation rounds, after every ``d`` of which
+            ``alpha`` is halved).
         exact: ``True`` sets the options of :attr:`exact_settings` (:data:`EXACT_SETTINGS`;
             ETC's also ``lcb_tracking``): the computations as first implemented, before issue
             12's fast options became the defaults; it refuses any other value given for them.
