@@ -25,13 +25,15 @@ from agents.set_search import maximize_on_set
 
 
 class CostCooledEIAgent(ModelBasedAgent):
-    """Each round plays the set and query of largest ``EI_i(x) / c_hat_i^alpha``.
+    """Each decision plays the set and query of largest ``EI_i(x) / c_hat_i^alpha``.
 
     Snoek, Larochelle & Adams (NeurIPS 2012, "Practical Bayesian optimization of machine
     learning algorithms") maximize expected improvement per second, with a GP model of the
-    cost; Lee, Eriksson, Perrone & Seeger (2020, "Cost-aware Bayesian optimization", CArBO)
-    divide by ``c(x)^alpha`` with ``alpha = (C - spent) / (C - C_init)`` falling from 1 to 0,
-    because EI per cost keeps preferring cheap, uninformative evaluations to the end.
+    cost; Lee, Perrone, Archambeau & Seeger (2020, "Cost-aware Bayesian optimization",
+    arXiv:2003.10870, CArBO) start from a cheap initial design and then divide by
+    ``c(x)^alpha`` with ``alpha = (C - spent) / (C - C_init)`` falling from 1 to 0 (``C_init``
+    the initial design's spend), so that late rounds are not spent on cheap, uninformative
+    evaluations.
 
     Adaptations to BOCVS:
 
@@ -44,31 +46,42 @@ class CostCooledEIAgent(ModelBasedAgent):
     - **The cost model** is per set, not per point, and learned: the mean of the set's cost
       draws, with an optimistic prior for sets never played (the cheapest observed mean, or
       ``cost_prior``) (:func:`agents.cost_estimates.optimistic_mean_costs`); the cost is
-      random but its mean does not depend on ``x``, so no GP on cost is needed. As CArBO
-      starts from an initial design, the first rounds (``cost_warmup``) play every set once,
-      the unplayed set of largest EI each round, so that every set has an observed cost:
+      random but its mean does not depend on ``x``, so no GP on cost is needed. In place of
+      CArBO's initial design, the first decisions (``cost_warmup``) play every set once, the
+      unplayed set of largest EI each time (by EI, not by cost: the full set is among them),
+      so that every set has an observed cost (with a ``hold``, a decision is replayed: a 0.01
+      set's about 50 times, a 0.1 set's 5):
       without it, the first set played (the full set, whose EI is largest) sets the prior of
       every other set to its own cost, and the ratio never tries the cheap sets (seen on
       levy6 in 12-D: 100% of the spend on the full set).
-    - **Cooling**: ``alpha = (C - spent) / C`` (the initial design is free here,
-      :func:`agents.cost_estimates.cooling_exponent`); ``cooling=False`` keeps ``alpha = 1``
-      (Snoek et al.'s EI per unit cost).
+    - **Cooling**: ``alpha = (C - spent) / C`` (:func:`agents.cost_estimates.cooling_exponent`):
+      the problems' initial design is free, but the warmup's spend counts, so ``alpha`` is
+      below 1 when the warmup ends, where CArBO's is 1 after its initial design;
+      ``cooling=False`` keeps ``alpha = 1`` (Snoek et al.'s EI per unit cost).
     - The division is BoTorch's :class:`~botorch.acquisition.cost_aware.InverseCostWeightedUtility`
       over a :class:`~botorch.models.deterministic.GenericDeterministicModel` that maps a set's
       index to ``c_hat_i^alpha``.
     - **Maximization** per set: ``raw_samples`` scrambled Sobol candidates in the set's
-      variables plus the observed queries, scored, and the best ``n_refine`` of them refined by
-      L-BFGS-B with autograd gradients (``maxiter`` iterations)
-      (:func:`agents.set_search.maximize_on_set`).
+      variables (the same candidates every decision: one seed per set and run) plus every
+      observed query, scored, and the best ``n_refine`` of them refined by L-BFGS-B with
+      autograd gradients (``maxiter`` iterations) (:func:`agents.set_search.maximize_on_set`);
+      the maximizer is played as found (entries outside the set 0.5, drawn by the
+      environment). The incumbent ``max E[mu]`` is taken over the sets that are no strict
+      subset of another (a superset's maximum is never smaller). Ties in the score go to the
+      lower set index.
 
-    The decision log has one entry per round: ``set``, ``ei`` (per set), ``cost`` (the cost
-    estimates), ``alpha``, ``score`` (per set) and ``best`` (the incumbent).
+    The decision log has one entry per decision: ``set``, ``ei`` (per set; during the warmup
+    0 for the sets already played, which are not maximized), ``cost`` (the cost estimates),
+    ``alpha``, ``score`` (per set; during the warmup the EI of the unplayed sets and -1 for
+    the others) and ``best`` (the incumbent).
 
     Args:
-        cooling: divide by ``c^alpha`` with the cooling schedule (else by ``c``).
-        cost_prior: the cost assumed for sets never played; ``None`` is the cheapest observed.
-        cost_warmup: play every set once (largest EI first) before dividing by cost.
-        n_refine: the best screened candidates per set refined by L-BFGS-B.
+        cooling: divide by ``c^alpha`` with the cooling schedule (else by ``c``; default on).
+        cost_prior: the cost assumed for sets never played; ``None`` (the default) is the
+            cheapest observed.
+        cost_warmup: play every set once (largest EI first) before dividing by cost (default
+            on).
+        n_refine: the best screened candidates per set refined by L-BFGS-B (default 2).
         **model: the options of :class:`~agents.model_based.ModelBasedAgent`,
             with :data:`~agents.model_based.FRUGAL_COMPUTE`'s computation bounds by default.
     """

@@ -8,9 +8,9 @@ exponent. Costs are in cost units; ``m`` is the number of sets.
 
 References: Maurer & Pontil, "Empirical Bernstein bounds and sample variance penalization",
 COLT 2009 (Theorem 4); Audibert, Munos & Szepesvari, "Exploration-exploitation tradeoff using
-variance estimates in multi-armed bandits", TCS 2009; Lee, Eriksson, Perrone & Seeger,
-"A nonmyopic approach to cost-constrained Bayesian optimization" / "Cost-aware Bayesian
-optimization" (CArBO), 2020; Snoek, Larochelle & Adams, NeurIPS 2012 (EI per second).
+variance estimates in multi-armed bandits", TCS 2009; Lee, Perrone, Archambeau & Seeger,
+"Cost-aware Bayesian optimization" (CArBO), arXiv:2003.10870, 2020; Snoek, Larochelle & Adams,
+NeurIPS 2012 (EI per second).
 """
 
 from __future__ import annotations
@@ -104,7 +104,8 @@ def cooling_exponent(spent: float, budget: float) -> float:
 
     Lee et al. (2020) divide EI by ``c(x)^alpha`` with ``alpha`` falling linearly from 1 (at the
     end of the initial design) to 0 (budget exhausted): early rounds prefer cheap evaluations,
-    late rounds plain EI. Here the initial design is free, so ``alpha`` starts at 1.
+    late rounds plain EI. Here ``spent`` counts everything paid (the problems' initial design
+    is free), so ``alpha`` starts at 1 and has fallen by what an agent's own warmup spent.
     """
     if not (math.isfinite(budget) and budget > 0):
         raise ValueError(f"budget must be positive and finite, got {budget!r}")

@@ -1,15 +1,19 @@
 """Which variables matter, learned from the GP posterior, and which control sets that rules out.
 
-Sensitivity by *feature collapsing* (after Martinelli et al., AISTATS 2024, "Learning relevant
+Sensitivity by *feature collapsing* (after Martinelli et al., UAI 2024, "Learning relevant
 contextual variables within Bayesian optimization", whose SADCBO measures each contextual
-variable's relevance by sensitivity analysis of the posterior at specific input points): the
-relevance of variable ``l`` at a query ``x`` is the root-mean-square change of the posterior
-mean when ``x_l`` is left to chance, i.e. replaced by draws of its known distribution ``P_l``:
+variable's relevance by sensitivity analysis of the posterior at specific input points, there
+the KL divergence between the predictive distributions at the input and at the input with the
+variable set to 0): here the relevance of variable ``l`` at a query ``x`` is the
+root-mean-square change of the posterior mean when ``x_l`` is left to chance, i.e. replaced by
+draws of its known distribution ``P_l``, as it is when a control set leaves ``l`` out:
 
     r_l(x) = sqrt( E_{X_l ~ P_l}[ (mu([x_{-l}, X_l]) - mu(x))^2 ] )   (units of y).
 
-This is exactly what leaving ``l`` out of the control set costs at ``x`` (to second order), so
-it is the relevance that matters in BOCVS. It is averaged (in squares) over a few reference
+What leaving ``l`` out costs at ``x`` is the mean drop ``mu(x) - E[mu([x_{-l}, X_l])]``; the RMS
+is at least its size and also counts the spread the variable causes (at a quadratic maximum
+with a Gaussian ``P_l``, about 1.7 times the drop), so a variable that matters anywhere near
+``x`` scores, whichever way it moves ``mu``. It is averaged (in squares) over a few reference
 queries (FETC's: quasi-random draws of every variable from its distribution; SADCBO's: the
 best observed queries by posterior mean). The set-level rules below are pure
 functions of the relevance vector and the cost estimates.

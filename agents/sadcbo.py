@@ -1,6 +1,6 @@
 """SADCBO, Sensitivity-Analysis-Driven Contextual BO (Martinelli, Bharti, Tiihonen, John,
 Filstroff, Sloman, Rinke & Kaski, "Learning relevant contextual variables within Bayesian
-optimization", AISTATS/UAI 2024, arXiv:2305.14120), adapted to BOCVS."""
+optimization", UAI 2024, arXiv:2305.14120), adapted to BOCVS."""
 
 from __future__ import annotations
 
@@ -20,49 +20,65 @@ from agents.relevance import cheapest_covering_set, collapse_relevance, relevant
 class SADCBOAgent(ModelBasedAgent):
     """Learn which variables matter from the posterior; pay to control only those.
 
-    SADCBO (Martinelli et al. 2024) optimizes design variables while contextual variables are
-    either observed as the environment sets them or, at a cost, optimized too. It measures each
-    context's relevance by sensitivity analysis of the GP posterior at specific input points
-    (their "feature collapsing"), optimizes only the relevant contexts (weighing relevance
-    against the cost of controlling them), switches between an observational and an
-    interventional phase, and queries by UCB on the joint space.
+    SADCBO (Martinelli et al., UAI 2024) optimizes design variables while contextual variables
+    are either observed as the environment sets them or, at a cost, optimized too. In the
+    authors' public code (github.com/julienmartinelli/SADCBO), a context's relevance at an
+    input is the square root of the KL divergence between the full GP's predictive
+    distributions at the input and at the input with that context set to 0 ("feature
+    collapsing"), divided by the context's cost (1 per variable there), averaged over the best
+    ``gamma`` fraction of the observed inputs by observed ``y``; the relevances are normalized
+    to sum to 1 and the top-ranked contexts are kept until their cumulative share exceeds
+    ``eta``. It starts in an observational phase (contexts observed, not controlled) and
+    switches to intervening on the kept contexts when a stopping rule fires (the change in
+    expected minimum simple regret between successive models, after Ishibashi et al. 2023,
+    below a tenth of the median of its first 20 values); it queries by UCB (BoTorch's
+    ``beta = 0.2``) on a second GP over the design variables and the kept contexts.
 
     In BOCVS every variable is a context that a control set may optimize at the set's unknown
     cost. The adaptations, each a choice this setting forces or leaves open:
 
-    - **Relevance**: feature collapsing at the ``relevance_points`` best observed queries (by
-      posterior mean): the RMS change of the posterior mean when a variable is replaced by
-      draws of its distribution (:func:`agents.relevance.collapse_relevance`). The relevant
-      variables are those with at least ``threshold`` times the largest relevance
-      (:func:`agents.relevance.relevant_variables`), a cut on normalized sensitivity as
-      SADCBO's selection.
-    - **Cost trade-off**: the paper adds a context when its relevance outweighs its cost; here
-      the costs are per set, not per variable, and unknown, so the agent plays the cheapest
-      set that controls every relevant variable (or, if none does, the sets that cover the
-      most relevance), by a learned cost model: the mean of each set's draws, with the
-      cheapest observed mean as an optimistic prior for sets never played
-      (:func:`agents.cost_estimates.optimistic_mean_costs`).
-    - **Phases**: SADCBO's switch from observing contexts to intervening uses an early-stopping
-      bound on the regret (Makarova et al. 2022), whose threshold comes from a validation
-      estimate this setting lacks. Here the observational phase is ``warmup`` rounds on the
-      cheapest set by the cost model, ties to the smaller set, then the lower index (a set never
-      played counts at the cheapest observed mean, so the phase stays on the first cheapest
-      set; it does not try the others), in which every other variable is drawn by the environment and so observed: the
-      GP learns from them as from contexts. Afterwards relevance is recomputed after every fit.
-    - **Query**: ``argmax E[u]`` over the chosen set, the expectation over its random variables
-      (the paper's UCB on the joint space, with the uncontrolled contexts integrated out as
-      every agent here does).
-    - The paper's GP is fitted to the selected contexts only; here the one GP keeps every
-      variable (the ARD lengthscales let it ignore the irrelevant ones), as the other agents.
+    - **Relevance**: the root-mean-square change of the posterior mean when a variable is
+      redrawn from its distribution (:func:`agents.relevance.collapse_relevance`), not the KL
+      to the input with the variable set to 0: a variable left out of the control set is drawn
+      from its distribution here, so that is the collapse that matters, and it is in the units
+      of ``y``. It is measured at the ``relevance_points`` best observed queries by posterior
+      mean (all observations, the initial design included), recomputed at every intervening
+      decision with the current GP, and not divided by a cost (costs are per set here, below).
+    - **Selection**: the relevant variables are those with at least ``threshold`` times the
+      largest relevance (:func:`agents.relevance.relevant_variables`; all of them when every
+      relevance is 0), a ratio-to-max cut instead of SADCBO's cumulative share.
+    - **Cost**: costs are per set, not per variable, and unknown, so the agent plays the
+      cheapest set that controls every relevant variable (or, if none does, the sets that
+      cover the largest share of the squared relevance), ties to the smaller set, then the
+      lower index (:func:`agents.relevance.cheapest_covering_set`), by a learned cost model:
+      the mean of each set's draws, with the cheapest observed mean as an optimistic prior for
+      sets never played (:func:`agents.cost_estimates.optimistic_mean_costs`).
+    - **Phases**: the observational phase is a fixed number of decisions, ``warmup`` (``d`` by
+      default), and also every decision without data; the stopping rule is not implemented.
+      It plays the smallest set, then the lower index (before any draw every set's estimate
+      is alike; afterwards a set never played counts at the cheapest observed mean, so the
+      phase stays on that set and does not try the others), and every other variable is drawn
+      by the environment and so observed: the GP learns from them as from contexts. Relevance
+      is measured only when intervening. With a ``hold`` (the default computation bounds),
+      ``warmup`` counts decisions, each replayed: at budget 100 a 0.01 set's decision is 50
+      plays, so ``d = 12`` warmup decisions are about 600 plays (6 units).
+    - **Query**: ``argmax E[u]`` over the chosen set, ``beta = 2`` as every agent here, the
+      expectation over its random variables (the paper's UCB on the joint space, with the
+      uncontrolled contexts integrated out as every agent here does), in both phases; the
+      played query is that maximizer polished again on all samples (:meth:`played`, with the
+      default ``polish_samples``).
+    - One GP keeps every variable (the ARD lengthscales let it ignore the irrelevant ones), as
+      the other agents, where SADCBO keeps a full GP for relevance and a reduced one for UCB.
 
-    The decision log has one entry per round: ``phase`` (``"observe"``/``"intervene"``),
-    ``set``, ``value`` (the played ``max E[u]``), and when intervening ``relevance`` and
-    ``relevant``.
+    The decision log has one entry per decision: ``phase`` (``"observe"``/``"intervene"``),
+    ``set``, ``value`` (``max E[u]`` of the set, at the maximizer before its polish), and when
+    intervening ``relevance`` and ``relevant``.
 
     Args:
-        threshold: the ratio to the largest relevance above which a variable counts.
-        warmup: observational rounds; ``None`` is ``d``.
-        relevance_points: the best observed queries relevance is measured at.
+        threshold: the ratio to the largest relevance at or above which a variable counts
+            (default 0.1).
+        warmup: observational decisions; ``None`` (the default) is ``d``.
+        relevance_points: the best observed queries relevance is measured at (default 3).
         **model: the options of :class:`~agents.model_based.ModelBasedAgent`,
             with :data:`~agents.model_based.FRUGAL_COMPUTE`'s computation bounds by default.
     """
