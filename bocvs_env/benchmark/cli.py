@@ -238,12 +238,11 @@ def _cmd_run(args: argparse.Namespace) -> int:
         print(f"bocvs run: no table or plots: {err}", file=sys.stderr)
         runs = []
     if runs:
-        from bocvs_env.benchmark.plots import save_figures
         from bocvs_env.benchmark.tables import summary_markdown
 
         print(summary_markdown(runs))
         if not args.no_plot:
-            paths = save_figures(runs, _plot_dir(args, sweep))
+            paths = _save_figures(runs, _plot_dir(args, sweep))
             print(f"plot: {paths[0]}")
             print(f"other plots: {', '.join(str(p) for p in paths[1:])}")
     if report.failed:
@@ -252,6 +251,19 @@ def _cmd_run(args: argparse.Namespace) -> int:
               file=sys.stderr)  # fmt: skip
         return 1
     return 0
+
+
+def _save_figures(runs: Sequence[StoredRun], folder: Path) -> list[Path]:
+    """:func:`bocvs_env.benchmark.plots.save_figures`, or an ``ImportError`` saying how to get
+    matplotlib (the ``plot`` extra)."""
+    try:
+        from bocvs_env.benchmark.plots import save_figures
+    except ModuleNotFoundError as err:
+        missing = (err.name or "matplotlib").split(".")[0]
+        raise ImportError(
+            f'plots need {missing}: pip install "bocvs[plot]" (or pass --no-plot)'
+        ) from err
+    return save_figures(runs, folder)
 
 
 def _cmd_status(args: argparse.Namespace) -> int:
@@ -274,10 +286,9 @@ def _cmd_status(args: argparse.Namespace) -> int:
 
 
 def _cmd_plot(args: argparse.Namespace) -> int:
-    from bocvs_env.benchmark.plots import save_figures
 
     runs, sweep = _report_runs(args)
-    for path in save_figures(runs, _plot_dir(args, sweep)):
+    for path in _save_figures(runs, _plot_dir(args, sweep)):
         print(path)
     return 0
 

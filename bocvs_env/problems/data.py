@@ -17,6 +17,7 @@ import numpy as np
 #: The environment variable naming the data directory when no ``data_dir`` is given.
 DATA_DIR_ENV = "BOCVS_DATA_DIR"
 
+_DATA_README = "the project's data README"
 #: Where each known file comes from, for the error message of a missing file.
 SOURCES: dict[str, str] = {
     "airfoil_self_noise.dat": (
@@ -40,8 +41,12 @@ SOURCES: dict[str, str] = {
 Shape = tuple[int | None, ...]
 
 
-def resolve_data_dir(data_dir: str | Path | None = None) -> Path:
+def resolve_data_dir(data_dir: str | Path | None = None, needed: str | None = None) -> Path:
     """The data directory: ``data_dir`` if given, else ``$BOCVS_DATA_DIR``.
+
+    Args:
+        data_dir: the folder, or ``None`` for ``$BOCVS_DATA_DIR``.
+        needed: the data file wanted, named with its source when no folder is set.
 
     Raises:
         FileNotFoundError: when neither names a directory, or the named one does not exist.
@@ -49,9 +54,14 @@ def resolve_data_dir(data_dir: str | Path | None = None) -> Path:
     if data_dir is None:
         env = os.environ.get(DATA_DIR_ENV)
         if not env:
+            wanted = (
+                f"data file {needed!r} (get it from {SOURCES.get(needed, _DATA_README)})"
+                if needed is not None
+                else f"problem's data files ({', '.join(sorted(SOURCES))})"
+            )
             raise FileNotFoundError(
                 f"no data directory: pass data_dir=... or set ${DATA_DIR_ENV} to the folder "
-                f"holding the problem's data files ({', '.join(sorted(SOURCES))})"
+                f"holding the {wanted}"
             )
         data_dir = env
     path = Path(data_dir).expanduser()
@@ -66,10 +76,10 @@ def data_file(name: str, data_dir: str | Path | None = None) -> Path:
     Raises:
         FileNotFoundError: naming the file, the directory searched and where to get the file.
     """
-    folder = resolve_data_dir(data_dir)
+    folder = resolve_data_dir(data_dir, needed=name)
     path = folder / name
     if not path.is_file():
-        source = SOURCES.get(name, "the project's data README")
+        source = SOURCES.get(name, _DATA_README)
         raise FileNotFoundError(
             f"data file {name!r} not found in {str(folder)!r} (searched {str(path)!r}); "
             f"get it from {source} and put it in that folder, or point data_dir / "

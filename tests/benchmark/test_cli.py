@@ -54,6 +54,24 @@ def test_run_again_skips_everything(ran: tuple[Path, str, str], capsys, sweep) -
     assert "2 already in the store" in captured.err and "recorded 0 runs" in captured.err
 
 
+def test_without_matplotlib_run_prints_its_table_and_names_the_plot_extra(
+    ran: tuple[Path, str, str], capsys, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A user who installed the package without the ``plot`` extra still gets the runs and the
+    table; the plots (unless ``--no-plot``) end in one line saying how to get them."""
+    monkeypatch.setitem(sys.modules, "matplotlib", None)  # import matplotlib now fails
+    monkeypatch.delitem(sys.modules, "bocvs_env.benchmark.plots", raising=False)
+    store = str(ran[0])
+    assert main(["run", "--sweep", "tiny", "--store", store, "--no-plot"]) == 0
+    assert "| random | 2 |" in capsys.readouterr().out
+    assert main(["run", "--sweep", "tiny", "--store", store]) == 2
+    out, err = capsys.readouterr()
+    assert "| random | 2 |" in out
+    assert 'error: plots need matplotlib: pip install "bocvs[plot]" (or pass --no-plot)' in err
+    assert main(["plot", "--sweep", "tiny", "--store", store, "--out", "x"]) == 2
+    assert "plots need matplotlib" in capsys.readouterr().err
+
+
 def test_status_table_plot_export(ran: tuple[Path, str, str], tmp_path: Path, capsys) -> None:
     store = str(ran[0])
     assert main(["status", "--store", store]) == 0

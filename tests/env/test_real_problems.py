@@ -126,8 +126,11 @@ def test_no_data_directory_is_a_clear_error(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.delenv(DATA_DIR_ENV, raising=False)
-    with pytest.raises(FileNotFoundError, match=DATA_DIR_ENV):
+    with pytest.raises(FileNotFoundError, match=DATA_DIR_ENV) as err:
         plant()
+    # the one file this problem needs and where to get it, not every data file
+    assert PLANT_FILE in str(err.value) and "UCB-CVS" in str(err.value)
+    assert AIRFOIL_FILE not in str(err.value) and len(str(err.value).splitlines()) == 1
     with pytest.raises(FileNotFoundError, match="does not exist"):
         airfoil(tmp_path / "nowhere")
     monkeypatch.setenv(DATA_DIR_ENV, str(tmp_path))
