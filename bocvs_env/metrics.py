@@ -1,4 +1,5 @@
-"""Regrets and traces of an episode (SPEC section 1), from an :class:`EpisodeRecord`.
+"""Regrets and traces of an episode (the project's specification of the setting), from an
+:class:`EpisodeRecord`.
 
 All metrics use the privileged noiseless values ``g_{i_t}(x_t)`` and the oracle
 ``g* = max_i max_x g_i(x)``; the free initial design is not a play and does not count. Before
@@ -34,7 +35,8 @@ class Target:
 
 
 def target(set_max: np.ndarray, cost_means: np.ndarray, alpha: float = 0.1) -> Target:
-    """``C*`` and ``i*`` from the per-set oracle values ``(m,)`` and mean costs ``(m,)``."""
+    """``C*`` and ``i*`` from the per-set oracle values ``(m,)`` and mean costs ``(m,)``;
+    ``ValueError`` for ``alpha`` outside ``[0, 1)``."""
     if not 0.0 <= alpha < 1.0:
         raise ValueError(f"alpha must be in [0, 1), got {alpha!r}")
     g_star = float(np.max(set_max))
@@ -102,7 +104,8 @@ def simple_regret_area(record: EpisodeRecord) -> float:
     ``s_k`` up to ``s_{k+1}`` (the last value holds up to the budget). So the area is
     ``(sum_k r_k (s_{k+1} - s_k)) / budget`` with ``s_0 = 0``, ``r_0 = g*`` and
     ``s_{T+1} = budget``, computed exactly (no grid). A lower value reaches low regret for less
-    spend; the final simple regret alone cannot tell when it was reached.
+    spend; the final simple regret alone cannot tell when it was reached. ``ValueError`` for a
+    budget that is not positive.
     """
     g_star = float(np.max(record.set_max))
     budget = float(record.budget)
@@ -160,7 +163,8 @@ class Summary(TypedDict):
 
 def summarize(record: EpisodeRecord, alpha: float = 0.1) -> Summary:
     """Final figures of an episode: regrets, evaluations, spend and spend share per set (their
-    meanings: :data:`SUMMARY_FIELDS`)."""
+    meanings: :data:`SUMMARY_FIELDS`); ``ValueError`` for a bad ``alpha`` or budget (as
+    :func:`target` and :func:`simple_regret_area`)."""
     T = record.n_evaluations
     tgt = target(record.set_max, record.cost_means, alpha)
     spent = float(record.spent[-1]) if T else 0.0
@@ -181,7 +185,7 @@ def summarize(record: EpisodeRecord, alpha: float = 0.1) -> Summary:
 
 def format_summary(summary: Summary) -> str:
     """:func:`summarize`'s figures as aligned lines, ``name: value  (meaning)``, floats to 4
-    significant digits."""
+    significant digits (the spend shares to 3)."""
 
     def fmt(value: object) -> str:
         if isinstance(value, list):

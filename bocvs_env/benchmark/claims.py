@@ -209,7 +209,12 @@ def claims_markdown(
 ) -> str:
     """The whole page: panel tables, the claims' verdict matrices for ``proposed`` against every
     other agent, the CPU time per run (with ``proposed``'s ratio to ``time_reference``'s), the
-    paired differences."""
+    paired differences.
+
+    Raises:
+        ValueError: if ``proposed`` has no runs, or two runs of one seed in a panel
+            (:func:`~bocvs_env.benchmark.compare.compare_runs`).
+    """
     comparisons = compare_runs(
         runs, agent=proposed, metric_names=[m for m, _ in CLAIMS], n_resamples=resamples, seed=seed
     )

@@ -26,7 +26,7 @@ such sweeps never share a name, and running the same flags again resumes the sam
 ``--name`` it must match the definition recorded under that name, if any.
 
 ``status``, ``table``, ``export`` and ``plot`` only read the store, and work on a store the user
-cannot write. Every error ends in one line, ``bocvs <command>: error: ...``, naming the file,
+cannot write (``plot`` writes its PNGs to ``--out``, by default a folder beside the store). Every error ends in one line, ``bocvs <command>: error: ...``, naming the file,
 the run or the option, with exit status 2; nothing stored is changed.
 
 Reports (``plot``, ``table``, ``compare``, ``export``, ``publish``) read a store, or a folder
@@ -113,7 +113,10 @@ def _add_sweep_options(p: argparse.ArgumentParser) -> None:
     g.add_argument("--variances", nargs="+", type=float)
     g.add_argument("--budgets", nargs="+", type=float)
     g.add_argument(
-        "--agents", nargs="+", help="registered names (entry points bocvs.agents) or module:Class"
+        "--agents",
+        nargs="+",
+        help="registered names (entry points bocvs.agents) or module:Class, each optionally "
+        "name@variant (a variant with its own agent_params, from a config file)",
     )
     g.add_argument(
         "--seeds", type=_seeds, help="a count (0..n-1), a comma list, or a range: 5-9, 0-0"
@@ -193,8 +196,10 @@ def _report_runs(args: argparse.Namespace) -> tuple[list[StoredRun], SweepConfig
 
 
 def _plot_dir(args: argparse.Namespace, sweep: SweepConfig | None) -> Path:
-    """``--out``, else the sweep's folder beside the store (a sweep's name is never a path)."""
-    return args.out or args.store.parent / (sweep.name if sweep is not None else "all")
+    """``--out``, else the sweep's folder beside the store or the ``--data`` folder read (a
+    sweep's name is never a path)."""
+    source = getattr(args, "data", None) or args.store
+    return args.out or source.parent / (sweep.name if sweep is not None else "all")
 
 
 def _cmd_run(args: argparse.Namespace) -> int:
@@ -378,7 +383,8 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--executor", choices=("local", "ray"), default="local")
     run.add_argument("--workers", type=_positive, help="local processes, or CPUs of a local Ray")
     run.add_argument("--ray-address", help="connect to this Ray cluster (else start one)")
-    run.add_argument("--out", type=Path, help="plot folder (default: beside the store)")
+    run.add_argument("--out", type=Path, help="plot folder (default: the sweep's name beside "
+                     "the store)")  # fmt: skip
     run.add_argument("--no-plot", action="store_true", help="skip the plots")
     run.add_argument("--allow-mixed-versions", action="store_true",
                      help="add runs to a sweep whose stored runs another code version made")  # fmt: skip
@@ -391,7 +397,8 @@ def build_parser() -> argparse.ArgumentParser:
     status.set_defaults(func=_cmd_status)
     plot = sub.add_parser("plot", help="write the figures as PNGs")
     _add_report_options(plot)
-    plot.add_argument("--out", type=Path, help="folder (default: beside the store)")
+    plot.add_argument("--out", type=Path, help="folder (default: the sweep's name beside the "
+                      "store or the --data folder)")  # fmt: skip
     plot.set_defaults(func=_cmd_plot)
     table = sub.add_parser("table", help="print the markdown summary tables")
     _add_report_options(table)

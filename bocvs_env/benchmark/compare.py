@@ -3,8 +3,8 @@ and a win / tie / loss tally over panels.
 
 Within a panel (problem x cost set x variance x budget) two agents' runs of the same seed form
 a pair; a seed that only one of them ran is dropped, and :attr:`PairedComparison.unpaired` says
-which. For each pair the difference ``agent - reference`` of two lower-is-better figures is
-taken, for one of the figures of :data:`METRICS`:
+which. For each pair the difference ``agent - reference`` is taken, for one of the figures of
+:data:`METRICS` (lower is better unless said):
 
 - ``final``: the final simple regret (:func:`bocvs_env.metrics.final_simple_regret`);
 - ``area``: the area under simple regret against cost spent over ``[0, budget]`` divided by the

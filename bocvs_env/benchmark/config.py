@@ -224,11 +224,13 @@ class SweepConfig:
         cost_sets: cost-set names.
         variances: input variances, in ``(0, 1/12)``.
         budgets: budgets (> 0); ``None`` for each problem's default budget.
-        agents: agent names or ``"module:Class"`` paths (checked when the sweep runs).
+        agents: agent names or ``"module:Class"`` paths, each optionally ``name@variant`` (an
+            agent of its own with the parameters of ``agent_params["name@variant"]``; checked
+            when the sweep runs).
         seeds: the seeds (integers >= 0); an int ``n`` means ``0..n-1``.
         agent_params: agent name -> keyword arguments.
         problem_options: keyword arguments of ``make_problem`` shared by all runs (not its
-            sweep axes ``cost_set``, ``variance``, ``budget``).
+            sweep axes ``cost_set``, ``variance``, ``budget``, nor ``name`` or ``cost_model``).
 
     The fields are checked here; that the problems can be built with these options and the
     agents with these parameters is checked by :func:`bocvs_env.benchmark.sweep.check_sweep`.
@@ -308,7 +310,8 @@ class SweepConfig:
         """Build from a mapping with the fields of :class:`SweepConfig`.
 
         Raises:
-            ValueError: for unknown fields or a missing ``problems``.
+            ValueError: for unknown fields, a missing ``problems`` or a bad value.
+            TypeError: for a value of the wrong type (e.g. a seed that is not an integer).
         """
         known = {f.name for f in fields(cls)}
         unknown = sorted(set(data) - known)
@@ -325,6 +328,7 @@ class SweepConfig:
         Raises:
             FileNotFoundError: if the file does not exist.
             ValueError: for another suffix, a syntax error or bad fields.
+            TypeError: for a value of the wrong type (as :meth:`from_dict`).
         """
         path = Path(path)
         if not path.is_file():
@@ -344,7 +348,9 @@ class SweepConfig:
         return cls.from_dict({"name": path.stem, **data})
 
     def digest(self) -> str:
-        """Eight hex digits of the definition, its name left out (equal grids, equal digests)."""
+        """Eight hex digits of the definition, its name left out: equal definitions, equal
+        digests (``budgets=None`` and the explicit default budgets define the same runs but
+        differ as definitions)."""
         data = {**self.to_dict(), "name": None}
         return hashlib.sha256(_canonical(data).encode()).hexdigest()[:8]
 

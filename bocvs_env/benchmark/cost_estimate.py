@@ -6,7 +6,7 @@ is charged one reference-style decision (:mod:`bocvs_env.benchmark.reference`: t
 maximization) at the number of observations it had then, timed by interpolating, in log-log,
 the reference decisions measured by ``benchmarks/decisions.py`` (constant below the smallest
 measured size, the last measured slope above the largest). A model-free agent is charged its
-measured CPU time (its wall time if it recorded none). The other agents (this project's FETC
+measured CPU time (its wall time if it recorded none, or NaN). The other agents (this project's FETC
 and ETC variants, SADCBO, cost-cooled EI) have no reference that this timing model stands for:
 their estimate is NaN. The "after" figure is each run's measured wall time (``wall_s`` in the
 store's provenance), summed; beside it the runs' CPU time (``cpu_s``), which a loaded machine
@@ -80,7 +80,8 @@ def sweep_cost(
         rounds = len(run.record.y)
         n = n0 + np.arange(rounds)
         if agent in MODEL_FREE:
-            before = float(run.provenance.get("cpu_s", wall))
+            cpu = run.provenance.get("cpu_s")
+            before = float(cpu) if cpu is not None and np.isfinite(cpu) else wall
         elif agent in WITH_REFERENCE:
             before = float(reference_seconds(n, sizes, seconds).sum())
         else:

@@ -230,6 +230,10 @@ class RayExecutor(Executor):
             a local instance, shut down again by :meth:`close`.
         num_cpus: CPUs of the local instance (all by default); ignored with ``address``.
 
+    If Ray is already initialized in this process, its instance is used as it is: ``address``,
+    ``num_cpus`` and the environment variables above are not applied, and :meth:`close` leaves
+    it running.
+
     Raises:
         ImportError: if Ray is not installed (``pip install "bocvs[ray]"``).
     """

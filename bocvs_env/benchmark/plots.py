@@ -110,7 +110,8 @@ def _figure(
 
 
 def simple_regret_figure(runs: Sequence[StoredRun]) -> Figure:
-    """Simple regret against cost spent (:func:`bocvs_env.metrics.simple_regret_at`), log y."""
+    """Simple regret against cost spent (:func:`bocvs_env.metrics.simple_regret_at`), log y;
+    ``ValueError`` without runs."""
 
     def curve(records: list[EpisodeRecord], panel: Panel) -> Curve:
         grid = _grid(panel.budget)
@@ -120,7 +121,8 @@ def simple_regret_figure(runs: Sequence[StoredRun]) -> Figure:
 
 
 def evaluations_figure(runs: Sequence[StoredRun]) -> Figure:
-    """Evaluations against cost spent (:func:`bocvs_env.metrics.evaluations_at`)."""
+    """Evaluations against cost spent (:func:`bocvs_env.metrics.evaluations_at`);
+    ``ValueError`` without runs."""
 
     def curve(records: list[EpisodeRecord], panel: Panel) -> Curve:
         grid = _grid(panel.budget)
@@ -150,7 +152,8 @@ def regret_figure(runs: Sequence[StoredRun], kind: str, alpha: float = 0.1) -> F
 
 
 def save_figures(runs: Sequence[StoredRun], out_dir: str | Path, dpi: int = 120) -> list[Path]:
-    """Write the four figures of :data:`FIGURE_FILES` as PNGs into ``out_dir``; their paths."""
+    """Write the four figures of :data:`FIGURE_FILES` as PNGs into ``out_dir``; their paths.
+    ``ValueError`` without runs."""
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     figures = (

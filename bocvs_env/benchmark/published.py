@@ -57,7 +57,8 @@ RUN_COLUMNS: dict[str, str] = {
     "spent": "total cost paid (the sum of the run's `cost` in `steps.parquet`)",
     "g_star": "the oracle value `g* = max_i max_x g_i(x)`, in the objective's units",
     "i_star": "the target set: the cheapest set by mean cost among those with "
-    "`set_max_<i> >= 0.9 g_star` (up to 1e-9 for rounding; the lowest index on ties)",
+    "`set_max_<i> >= 0.9 g_star` (up to `1e-9 max(abs(g_star), 1)` for rounding; the lowest "
+    "index on ties)",
     "simple_regret": "final simple regret `g_star - max(0, g_1, ..., g_T)` (`g_star` without "
     "evaluations)",
     "simple_regret_area": "area under simple regret against cost spent over [0, budget], "
@@ -100,9 +101,10 @@ STEP_COLUMNS: dict[str, str] = {
 
 _README = """# Published runs
 
-The runs behind the pages of `docs/`, in two tables, so that every number on those pages can
-be recomputed without the result store and without rerunning. Written by `bocvs publish`; read
-by every report command with `--data <this folder>`:
+The runs of the sweeps in `sweeps.json`, in two tables, so that every number computed from them
+(the pages of `docs/`, when this folder is `docs/data`) can be recomputed without the result
+store and without rerunning. Written by `bocvs publish`; read by every report command with
+`--data <this folder>`, e.g.:
 
 ```bash
 bocvs table   --data docs/data --sweep grid
@@ -312,7 +314,8 @@ class PublishedRuns:
         """The published runs, in published order; only those whose digest is in ``keys``.
 
         Raises:
-            ValueError: if a table lacks one of its documented columns, naming the file.
+            ValueError: if a table lacks one of its documented columns, naming the file, or a
+                row's configuration does not give its ``key`` (a tampered row).
         """
         pd = require_pandas()
         frame = pd.read_parquet(self.path / RUNS_FILE)
@@ -340,7 +343,8 @@ def restore_store(source: PublishedRuns, store: ResultStore, allow_mixed: bool =
     The store then resumes a sweep after them (``bocvs run`` skips their configurations) and
     publishes them again as they were: their configuration, steps, final figures and
     provenance (commit, versions, host, times) are kept; what a published folder leaves out is
-    not (the queries ``x``, the noisy ``y``, which read back as NaN, and the decision logs).
+    not (the queries ``x``, which read back as an empty ``(T, 0)`` array, the noisy ``y``, which
+    read back as NaN, and the decision logs).
     This carries a sweep across machines that keep only the published folder.
 
     Raises:

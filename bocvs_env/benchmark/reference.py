@@ -4,7 +4,8 @@ It is not an agent: ``benchmarks/decisions.py`` times it next to the agents' own
 and :mod:`bocvs_env.benchmark.cost_estimate` charges its timings.
 
 It reproduces, inside this project, how the reference codes (Tay et al. 2023; Hayashi et al.
-2022; Hoang et al. 2025) make one UCB decision (SPEC section 5), so that every timing of the
+2022; Hoang et al. 2025) make one UCB decision (as the project's specification describes them),
+so that every timing of the
 benchmark suite (``benchmarks/decisions.py``) is also a ratio measured in the same process:
 
 - an exact GP with fixed hyperparameters (RBF kernel, lengthscale 0.1 in every dimension, unit

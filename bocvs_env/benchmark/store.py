@@ -11,7 +11,7 @@ header with this format's ``application_id`` and a supported ``user_version``, t
 read-only schema and integrity check. Anything else (random bytes, another application's
 database, a damaged store) raises :class:`StoreError` and is left untouched. A new store is
 built in a temporary file (named after the building process) and linked into place whole; the
-temporary files of a builder that was killed are removed by the next open.
+temporary files of a builder that was killed are removed by the next open that may write.
 
 Opened with ``readonly=True`` (what the reporting commands do), a store is never written, and
 works in a folder the user cannot write: SQLite is opened with ``query_only``, falling back to
@@ -370,6 +370,7 @@ class ResultStore:
         FileNotFoundError: if ``path`` does not exist and ``create`` is false (or ``readonly``).
         StoreError: if ``path`` is not a bocvs result store; the file is left untouched.
         StoreAccessError: if the store cannot be opened (for writing, unless ``readonly``).
+        PermissionError: if the file cannot even be read (its header is read first).
     """
 
     def __init__(

@@ -49,7 +49,8 @@ class SweepReport:
 
 
 def pending_runs(sweep: SweepConfig, store: ResultStore) -> tuple[list[RunConfig], int]:
-    """The sweep's runs not yet in ``store`` (each configuration once), and how many are.
+    """The sweep's runs not yet in ``store`` (each configuration once), and how many of its
+    runs the store already holds.
 
     The pending runs are interleaved across problem settings (problem, variance, options), so
     that workers starting together compute different oracles rather than the same one twice

@@ -16,7 +16,7 @@ from bocvs_env.benchmark.store import StoredRun
 #: What the tables' figures are, printed under them.
 FOOTNOTE = (
     "± is one standard error of the mean over seeds (sample std / sqrt(seeds)); "
-    "set i spend % is the mean share of the budget spent on control set i."
+    "set i spend % is the mean share of the spend (the costs paid) on control set i."
 )
 
 

@@ -55,21 +55,31 @@ def test_run_again_skips_everything(ran: tuple[Path, str, str], capsys, sweep) -
 
 
 def test_without_matplotlib_run_prints_its_table_and_names_the_plot_extra(
-    ran: tuple[Path, str, str], capsys, monkeypatch: pytest.MonkeyPatch
+    ran: tuple[Path, str, str],
 ) -> None:
     """A user who installed the package without the ``plot`` extra still gets the runs and the
-    table; the plots (unless ``--no-plot``) end in one line saying how to get them."""
-    monkeypatch.setitem(sys.modules, "matplotlib", None)  # import matplotlib now fails
-    monkeypatch.delitem(sys.modules, "bocvs_env.benchmark.plots", raising=False)
+    table; the plots (unless ``--no-plot``) end in one line saying how to get them. In a process
+    of its own, where matplotlib cannot be imported."""
     store = str(ran[0])
-    assert main(["run", "--sweep", "tiny", "--store", store, "--no-plot"]) == 0
-    assert "| random | 2 |" in capsys.readouterr().out
-    assert main(["run", "--sweep", "tiny", "--store", store]) == 2
-    out, err = capsys.readouterr()
-    assert "| random | 2 |" in out
-    assert 'error: plots need matplotlib: pip install "bocvs[plot]" (or pass --no-plot)' in err
-    assert main(["plot", "--sweep", "tiny", "--store", store, "--out", "x"]) == 2
-    assert "plots need matplotlib" in capsys.readouterr().err
+    script = (
+        "import sys; sys.modules['matplotlib'] = None\n"
+        "from bocvs_env.benchmark.cli import main\n"
+        "sys.exit(main(sys.argv[1:]))"
+    )
+
+    def bocvs(*args: str) -> subprocess.CompletedProcess[str]:
+        cmd = [sys.executable, "-c", script, *args]
+        return subprocess.run(cmd, capture_output=True, text=True, timeout=300)
+
+    no_plot = bocvs("run", "--sweep", "tiny", "--store", store, "--no-plot")
+    assert no_plot.returncode == 0 and "| random | 2 |" in no_plot.stdout
+    plotted = bocvs("run", "--sweep", "tiny", "--store", store)
+    assert plotted.returncode == 2 and "| random | 2 |" in plotted.stdout
+    expected = (
+        'bocvs run: error: plots need matplotlib: pip install "bocvs[plot]" (or pass --no-plot)'
+    )
+    assert plotted.stderr.splitlines()[-1] == expected
+    assert "plots need matplotlib" in bocvs("plot", "--sweep", "tiny", "--store", store).stderr
 
 
 def test_status_table_plot_export(ran: tuple[Path, str, str], tmp_path: Path, capsys) -> None:
