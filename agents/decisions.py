@@ -51,7 +51,7 @@ def continue_exploration(
     """Whether ETC starts another full round-robin cycle of exploration.
 
     Called at the start of every cycle. The agent does not know the costs in advance, so the
-    number of cycles ``tau`` follows from the budget (SPEC section 3, item 4): the first cycle is
+    number of cycles ``tau`` follows from the budget (the project's specification): the first cycle is
     always played (until every set has been played once there is no cost estimate, and the cost
     LCB of exploitation needs one play per set); afterwards a cycle starts only if its estimated
     cost, the sum of the observed mean costs of all sets, fits in what is left of the exploration
@@ -180,11 +180,12 @@ def select_s1(
 def horizon_estimate(budget: float, cost_sums: np.ndarray, plays: np.ndarray) -> float:
     """The horizon ``T`` of the cost LCB, unknown under random costs: ``budget / min_i c_hat_i``.
 
-    The most rounds the budget could pay for at the cheapest observed mean cost (SPEC section 3).
+    The most rounds the budget could pay for at the cheapest observed mean cost (the project's specification).
     At least 1, so that ``log T >= 0``.
 
     Raises:
-        ValueError: if no set has been played.
+        ValueError: if no set has been played, or the cheapest observed mean cost is not
+            positive.
     """
     means = mean_costs(cost_sums, plays)
     if np.all(np.isnan(means)):

@@ -65,14 +65,19 @@ class ETCAgent(ModelBasedAgent):
     halved after every ``halve_every`` exploitation rounds (default ``d``, as the paper; a round
     is an evaluation, or with a ``hold`` a decision and its replays).
 
-    Two computational shortcuts, both exact:
+    Two computational shortcuts:
 
     - ``max_{i, x^i} E[l]`` is taken over the sets that are not strict subsets of another
-      (:func:`agents.decisions.maximal_sets`): a superset's maximum is never smaller.
+      (:func:`agents.decisions.maximal_sets`): a superset's maximum is never smaller (exactly
+      for the full set; for others up to the Monte Carlo error of the expectation,
+      :func:`agents.decisions.maximal_sets`).
     - In exploitation, ``max_x E[u]`` is recomputed only for sets whose current ``ucb_bar_i``
       exceeds this round's threshold ``(1 - alpha) lcb_bar``: for the others
       ``min(ucb_bar_i, .)`` cannot exceed it either, so they are outside ``S1`` whatever the
-      value. If ``S1`` comes out empty, every set is computed for the reset.
+      value, as Algorithm 1 has it within the round; their ``ucb_bar_i`` then lags this
+      round's value, which differs from Algorithm 1 only if a later, lower threshold (``alpha``
+      halved while ``lcb_bar < 0``) admits them. If ``S1`` comes out empty, every set is
+      computed for the reset.
 
     ETC's defaults are the exact settings (:data:`ETC_EXACT_SETTINGS`): every round as
     Algorithm 1 states it, a refit every ``refit_every`` points to convergence, every maximizer
@@ -99,7 +104,7 @@ class ETCAgent(ModelBasedAgent):
             polished from its maximizer of the previous round (one L-BFGS-B start per set, no
             screening); ``"off"`` (the default, as Algorithm 1): a full maximization every
             round. With either tracking, a full maximization follows every
-            refit and comes at least every ``refit_every`` rounds. Tracking trades a possibly
+            refit and comes at least every ``refit_every + 1`` rounds. Tracking trades a possibly
             missed better LCB optimum (the value lags until the next full maximization; it
             enters ``lcb_bar``, a running max) for a much cheaper round: the full max-LCB was
             42% of an ETC episode on hartmann6 in 12-D and 83% of ``act`` on airfoil (issue 12).

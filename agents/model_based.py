@@ -20,8 +20,8 @@ from agents.decisions import full_set
 from agents.surrogate import GPSurrogate, RefitSchedule, SamplePath
 from agents.surrogate.gp import check_refit_schedule
 
-#: The lengthscales of the reference codes where they differ from 0.1 (SPEC section 5), by
-#: problem name; the name is part of the public task.
+#: The lengthscales of the reference codes where they differ from 0.1 (the project's
+#: specification), by problem name; the name is part of the public task.
 REFERENCE_LENGTHSCALES: dict[str, float] = {"plant": 0.2, "airfoil": 0.2}
 
 #: The model options that give back the computations of the agents as first implemented, before
@@ -131,10 +131,11 @@ class ModelBasedAgent(BaseAgent):
             so every decision spends more than half of ``hold * budget`` and a run makes at
             most ``2 / hold`` decisions (about ``1 / hold`` where the costs divide
             ``hold * budget``) plus one per play of a costlier set; the decision log has one
-            entry per decision. A hold may run past a phase's end (ETC's exploration budget) by
-            less than ``hold * budget``, and what a subclass counts per decision counts
-            decisions, not plays (ETC's exploitation rounds, after every ``d`` of which
-            ``alpha`` is halved).
+            entry per decision. A hold may run past a phase's end by less than
+            ``hold * budget`` (ETC's exploration budget, checked once per cycle of the ``m``
+            sets, by up to about ``m * hold * budget``), and what a subclass counts per
+            decision counts decisions, not plays (ETC's exploitation rounds, after every ``d`` of
+            which ``alpha`` is halved).
         exact: ``True`` sets the options of :attr:`exact_settings` (:data:`EXACT_SETTINGS`;
             ETC's also ``lcb_tracking``): the computations as first implemented, before issue
             12's fast options became the defaults; it refuses any other value given for them.
@@ -201,8 +202,10 @@ class ModelBasedAgent(BaseAgent):
             n_restarts=n_restarts,
             maxiter=maxiter,
         )
-        if not (math.isfinite(noise) and noise >= 0):
-            raise ValueError(f"noise must be finite and >= 0, got {noise!r}")
+        if not (math.isfinite(noise) and noise > 0):
+            raise ValueError(f"noise must be finite and > 0, got {noise!r}")
+        if lengthscale is not None and not (math.isfinite(lengthscale) and lengthscale > 0):
+            raise ValueError(f"lengthscale must be finite and > 0, got {lengthscale!r}")
         if not (math.isfinite(outputscale) and outputscale > 0):
             raise ValueError(f"outputscale must be finite and > 0, got {outputscale!r}")
         self.surrogate_mode = surrogate_mode

@@ -21,7 +21,8 @@ class UCBPSQAgent(ModelBasedAgent):
     If a set controls every variable, the reference code always plays it (``prefer_full_set``).
     This changes nothing but the compute: for any function ``h`` the full set's ``max_x h(x)``
     is at least every set's ``max_{x^i} E[h([x^i, X^{-i}])]``, so the full set wins the argmax
-    anyway (up to optimizer error). Ties between sets go to the lowest index.
+    anyway (up to optimizer error). With ``prefer_full_set=False`` ties between sets go to the
+    lowest index.
 
     The decision log has one entry per round: ``set``, ``value`` (the played maximum) and
     ``values`` (every candidate set's maximum).
@@ -67,8 +68,10 @@ class UCBPSQAgent(ModelBasedAgent):
 class TSPSQAgent(UCBPSQAgent):
     """UCB-PSQ with ``u`` replaced by one posterior sample path per round (Thompson sampling).
 
-    The path is BoTorch's pathwise (decoupled) sample of the GP posterior, the modern equivalent
-    of the reference's 1024 random Fourier features; its seed is drawn from the agent's seeded
+    The path is a pathwise (decoupled) sample of the GP posterior, random Fourier features of
+    the prior updated by Matheron's rule (:meth:`agents.surrogate.GPSurrogate.sample_paths`, this
+    package's own code, as BoTorch's pathwise sampling does it), the modern equivalent of the
+    reference's 1024 random Fourier features; its seed is drawn from the agent's seeded
     generator every round. ``prefer_full_set`` holds for the same reason as in UCB-PSQ: the
     full set maximizes any function's expectation.
 

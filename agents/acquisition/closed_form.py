@@ -149,8 +149,9 @@ class GPClosedForm(Estimator):
     def top(
         self, sets: Sequence[int], idx: Sequence[list[int]], raws: Sequence[Tensor], k: int
     ) -> list[Tensor]:
-        """Per set, set by set (its screening matrix is released before the next set's is
-        computed), the ``k`` best raw candidates by :meth:`screen`, computing the ``O(n^2)``
+        """Per set, set by set (each screening matrix kept in the cache while
+        :data:`~agents.acquisition.gp_cache.MOMENT_CACHE_BYTES` allows, the oldest dropped
+        first), the ``k`` best raw candidates by :meth:`screen`, computing the ``O(n^2)``
         variance only for candidates whose ``O(n)`` averaged mean plus the widest possible
         ``beta sigma`` can still reach the top (:func:`pruned_top`)."""
         return [self._top(i, ix, Z, k) for i, ix, Z in zip(sets, idx, raws, strict=True)]

@@ -20,9 +20,10 @@ the plain sample average (:class:`~agents.acquisition.sampled.SampleAverage`).
 
 Maximization (:meth:`ExpectedAcquisition.maximize`), for all requested sets at once:
 
-1. screen scrambled Sobol candidates per set (``raw_samples``, up to :data:`RAW_SCALE_MAX` times
-   more for a set whose expectation needs fewer samples, e.g. one with no random variables) and
-   the observed inputs (the surrogate's training points) with a cheap score (for a GP,
+1. screen scrambled Sobol candidates per set (``raw_samples``, up to
+   :data:`~agents.acquisition.screening.RAW_SCALE_MAX` times more for a set whose expectation
+   needs fewer samples, e.g. one with no random variables) and the most recent observed inputs
+   (as many as the candidates) with a cheap score (for a GP,
    ``E[mu] +- beta sqrt(E[sigma^2])``, ``O(n^2)`` per candidate, which equals the expectation
    where the variance is the same at every sample and bounds it otherwise; the variance is
    computed only for candidates whose ``O(n)`` mean plus the widest possible ``beta sigma`` can
@@ -70,8 +71,8 @@ class ExpectedAcquisition:
             is evaluated at its query alone.
         seed: scrambles the sample set and the raw candidates; same seed, same decisions.
         raw_samples: Sobol candidates scored per set before refinement, scaled up for sets whose
-            expectation needs fewer samples (:meth:`raw_count`); the surrogate's training inputs
-            are scored too.
+            expectation needs fewer samples (:meth:`raw_count`); as many of the surrogate's
+            most recent training inputs are scored too.
         n_restarts: the best candidates of each set refined by L-BFGS-B.
         maxiter: the L-BFGS-B iteration limit.
         raw_n_samples: raw candidates are screened with only the first ``raw_n_samples``
@@ -238,8 +239,10 @@ class ExpectedAcquisition:
         Screens :meth:`raw_count` scrambled Sobol candidates and the observed inputs per set
         (:meth:`Estimator.top`), then refines the best ``n_restarts`` of every set, each by its
         own bounded L-BFGS-B with autograd gradients, all evaluated together in one posterior
-        call per round (:func:`~agents.acquisition.optimize.batched_lbfgsb`), and returns per set
-        the best of the refined points and the starts. Deterministic given the seed.
+        call per round (:func:`~agents.acquisition.optimize.batched_lbfgsb`; with
+        ``pre_refine``, set by set when the screening matrices do not fit together), polishes
+        the best ``n_polish`` distinct points per set, and returns per set the best polished
+        point, or the best screened start if it is better. Deterministic given the seed.
 
         Args:
             surrogate: the posterior.

@@ -37,8 +37,8 @@ def raw_candidates(
 ) -> Tensor:
     """Set ``i``'s raw candidates, ``r x |set|``: :func:`raw_count` scrambled Sobol points, then
     the observed inputs ``train_X`` (``n x d``, the most recent :func:`raw_count` of them)
-    restricted to the set's variables, so that the starts are never worse than the best
-    observed point by the screening score."""
+    restricted to the set's variables, so that the starts are never worse by the screening
+    score than the best of those recent observed points (older ones are not screened)."""
     count = raw_count(inputs, i, raw_samples)
     recent = None if train_X is None else train_X[-count:]
     return set_candidates(inputs.controlled(i), count, seed, recent)

@@ -24,7 +24,7 @@ into one matrix product whose result also gives the gradient.
 
 The kernel is a product over dimensions, which the acquisition exploits
 (:meth:`GPSurrogate.cross_factor`, :meth:`GPSurrogate.averaged_moments`,
-:meth:`GPSurrogate.kernel_mean_embedding`, :meth:`SamplePath.averaged`).
+:meth:`GPSurrogate.kernel_mean_embedding`, :meth:`SamplePath.averaged_over`).
 """
 
 from __future__ import annotations

@@ -21,8 +21,8 @@ from bocvs_env.gp import Hyperparameters, rbf
 #: The smallest posterior variance returned (relative to the output scale), so that the standard
 #: deviation and its gradient stay finite.
 MIN_VARIANCE = 1e-12
-#: Rows of test points per kernel block in :meth:`FactorizedPosterior.posterior_from_cross`
-#: (bounds memory).
+#: Elements per kernel block in :meth:`FactorizedPosterior.posterior_from_cross`: blocks of
+#: ``CHUNK_ELEMENTS // n`` test points (bounds memory).
 CHUNK_ELEMENTS = 1 << 23
 
 

@@ -265,6 +265,11 @@ def test_bad_parameters_are_rejected() -> None:
         ETCAgent(surrogate_mode="exact")
     with pytest.raises(ValueError, match="rounds_per_group"):
         make_agent("etc-50", rounds_per_group=0)
+    # the GP's own checks, when the agent is built rather than at its first reset
+    with pytest.raises(ValueError, match="noise"):
+        ETCAgent(noise=0.0)
+    with pytest.raises(ValueError, match="lengthscale"):
+        make_agent("ucb-psq", lengthscale=-1.0)
 
 
 def test_builtin_agents_register_through_entry_points() -> None:
@@ -481,7 +486,7 @@ def test_fetc_measures_relevance_again_only_when_the_data_has_grown(
         ("ts-psq", {"maxiter": 2.5}, "maxiter must be a positive integer"),
         ("sadcbo", {"refit_every": 0}, "refit_every must be a positive integer"),
         ("etc-50", {"n_restarts": True}, "n_restarts must be a positive integer"),
-        ("etc", {"noise": -1.0}, "noise must be finite and >= 0"),
+        ("etc", {"noise": -1.0}, "noise must be finite and > 0"),
         ("etc", {"outputscale": 0.0}, "outputscale must be finite and > 0"),
     ],
 )
