@@ -13,7 +13,9 @@ never on a particular agent. One loop serves every learner::
         if terminated or truncated:
             break
 
-``info`` never carries the privileged ``"privileged"`` entry when it reaches an agent.
+In :func:`~bocvs_env.evaluation.run_episode` (and so in the benchmark) ``info`` never carries
+the privileged ``"privileged"`` entry when it reaches an agent; a loop of your own, as above,
+should drop it too.
 
 Agents are named to the harness through the ``bocvs.agents`` entry-point group or as
 ``"module:Class"`` (:mod:`bocvs_env.agent_registration`). A class may declare, as optional

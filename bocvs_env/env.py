@@ -71,15 +71,17 @@ class BOCVSEnv(gym.Env[ObsType, ActType]):
 
     ## Info
     ``cost_drawn`` (the cost drawn this step, paid only if evaluated), ``evaluated``, ``spent``,
-    ``step`` (evaluations so far) and, under ``privileged``, ``{"g": g_i(x^i)}``, the noiseless
-    expected value of the query, for metrics only (a fair agent never reads it). ``reset``
-    returns ``initial_x`` (``n_initial x d``) and ``initial_y`` (``n_initial``), a free design of
-    uniform, fully controlled points, the same for every agent given the seed.
+    ``step`` (evaluations so far) and, on evaluated steps, under ``privileged``,
+    ``{"g": g_i(x^i)}``, the noiseless expected value of the query, for metrics only (a fair
+    agent never reads it; the final, unevaluated step has none). ``reset``'s info has ``spent``
+    (0), ``step`` (0), ``initial_x`` (``n_initial x d``) and ``initial_y`` (``n_initial``), a
+    free design of uniform, fully controlled points, the same for every agent given the seed.
 
     ## Arguments
     ``problem``: a :class:`Problem` or the name of a built-in one; with a name, the keywords of
     :func:`~bocvs_env.problems.registry.make_problem` (``cost_set``, ``variance``, ``budget``,
-    ``noise_std``, ``cost_noise_std``, ``n_initial``, ``data_dir``, ``function_seed``).
+    ``noise_std``, ``cost_noise_std``, ``n_initial``, ``cost_model``, and the objective's
+    options: ``data_dir``, ``cache``, ``function_seed``, ``lengthscale``, ``n_features``).
     ``privileged_info``: whether to compute ``info["privileged"]`` each step (a bool).
     ``render_mode``: ``"ansi"`` (returns a text summary) or ``"human"`` (prints it).
 

@@ -77,7 +77,8 @@ def run_episode(
     """Drive ``agent`` through one episode of ``env`` and record it.
 
     Args:
-        env: a :class:`~bocvs_env.env.BOCVSEnv`, possibly wrapped (as by ``gymnasium.make``).
+        env: a :class:`~bocvs_env.env.BOCVSEnv`, possibly wrapped (as by ``gymnasium.make``) by
+            wrappers that keep its Dict observation (not ``wrap_sb3``'s flat one).
         agent: anything following :class:`bocvs_env.agent.Agent`.
         seed: seeds the environment's reset and the agent.
         progress: called as ``progress(spent, budget)`` after every step, for progress bars.

@@ -9,7 +9,7 @@ sparse-GP mean, the airfoil objective's fitted GP, the kernel mean of
 - :func:`robust_cholesky`: the Cholesky factor with the smallest diagonal jitter that works;
 - :func:`posterior_weights` and :func:`fit_weights`: ``(K + noise I)^{-1} (y - m)``, the
   weights of the posterior mean ``m + k(x, X) @ weights`` (Rasmussen and Williams 2006,
-  Algorithm 2.1);
+  Algorithm 2.1), on the standardized ``y`` where the functions say so;
 - :func:`hyperparameters_of`: the hyperparameters of a (fitted) BoTorch ``SingleTaskGP``.
 
 Everything is float64 torch, differentiable where the docstring says so.

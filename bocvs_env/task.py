@@ -20,8 +20,9 @@ class Task:
         control_sets: ``m`` sorted tuples of variable indices, the sets a learner may control.
         distributions: ``d`` known distributions ``P_l`` of the variables on ``[0, 1]``.
         budget: the total cost the learner may spend, in cost units.
-        lower_bound: a lower bound of ``f`` over the cube (0 for built-in problems, which are
-            shifted so that ``f >= 0``).
+        lower_bound: a lower bound of ``f`` over the cube: 0 for every problem a
+            :class:`~bocvs_env.problems.problem.Problem` builds (built-in objectives are shifted
+            so that ``f >= 0``, and a user's objective is shifted by its declared lower bound).
         n_initial: the number of free, fully controlled initial points the environment evaluates
             at reset (reported in ``info["initial_x"]`` and ``info["initial_y"]``).
     """

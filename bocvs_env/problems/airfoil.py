@@ -10,7 +10,8 @@ sound pressure level).
 The fit runs once per data file (about a minute on two cores; 3 to 4 minutes on a heavily loaded
 machine) with a fixed seed and exact Cholesky solves, and is cached in ``cache_dir()/airfoil-gp-<key>.npz``, keyed by the sha256 of the
 file's bytes and :data:`FIT_VERSION`. The cache holds the hyperparameters, the training inputs and
-the precomputed weights ``y_std (K + noise I)^{-1} (y - c)``, so that
+the precomputed weights ``y_std s (K + noise I)^{-1} (y - c)`` (``s`` the kernel's output
+scale, 1 for BoTorch's default model), so that
 ``f(x) = y_mean + y_std c + k(x, X) @ weights`` is cheap, plus the range of ``f`` over the cube
 that a multi-start search found at fit time. A cache file that cannot be read, or does not match,
 is refitted and replaced atomically; a cache folder that cannot be written gives a warning, not
@@ -106,6 +107,8 @@ def fit_airfoil_gp(X: Tensor, y: Tensor) -> dict[str, np.ndarray]:
     Raises:
         RuntimeError: if the closed-form mean disagrees with BoTorch's posterior mean (a change
             of BoTorch's default model that this module does not know).
+        TypeError: if BoTorch's default kernel is no longer an RBF kernel
+            (:func:`bocvs_env.gp.hyperparameters_of`).
     """
     start = time.perf_counter()
     with torch.random.fork_rng(), gpytorch.settings.max_cholesky_size(100_000):

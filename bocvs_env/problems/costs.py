@@ -71,7 +71,7 @@ class GaussianCost(CostModel):
     ) -> None:
         super().__init__(means)
         if not np.isfinite(noise_std) or noise_std < 0:
-            raise ValueError(f"noise_std must be finite and >= 0, got {noise_std!r}")
+            raise ValueError(f"cost_noise_std must be finite and >= 0, got {noise_std!r}")
         if not 0 < floor_fraction <= 1:
             raise ValueError(f"floor_fraction must be in (0, 1], got {floor_fraction!r}")
         self.noise_std = float(noise_std)

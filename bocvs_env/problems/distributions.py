@@ -9,6 +9,7 @@ i.i.d. uniforms and quasi-random (Sobol) points.
 from __future__ import annotations
 
 import math
+import numbers
 from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
 
@@ -82,7 +83,10 @@ class TruncatedNormal(InputDistribution):
 
     def __post_init__(self) -> None:
         v = self.target_variance
-        if not (isinstance(v, (int, float)) and math.isfinite(v) and 0.0 < v < UNIFORM_VARIANCE):
+        if isinstance(v, numbers.Real) and not isinstance(v, bool):
+            v = float(v)  # e.g. a NumPy float
+            object.__setattr__(self, "target_variance", v)
+        if not (isinstance(v, float) and math.isfinite(v) and 0.0 < v < UNIFORM_VARIANCE):
             raise ValueError(
                 f"target_variance must be in (0, 1/12) for a normal truncated to [0, 1], got {v!r}"
             )

@@ -192,8 +192,9 @@ class FamilyEnv(BOCVSEnv):
     the member (``k`` must lie in the split's range).
 
     Spaces, reward, episode end and ``info`` are those of :class:`BOCVSEnv`; ``reset``'s
-    ``info["privileged"]["function_seed"]`` names the member (for bookkeeping, not for agents),
-    and ``problem.config["function_seed"]`` records it in episode records.
+    ``info["privileged"]["function_seed"]`` names the member (for bookkeeping, not for agents;
+    given whatever ``privileged_info``, which governs only the per-step values), and
+    ``problem.config["function_seed"]`` records it in episode records.
 
     ## Arguments
     ``family``: a key of :data:`FAMILIES`. ``split``: ``"train"`` or ``"test"``

@@ -112,11 +112,12 @@ def gp_sample(
     Args:
         function_seed: picks the function (an integer >= 0); the same seed gives the same
             function bit for bit.
-
-    Raises:
-        TypeError: if ``function_seed`` is not an integer; ValueError if it is negative.
         lengthscale: the SE kernel's lengthscale (0.1 in UCB-CVS).
         n_features: random Fourier features of the approximation.
+
+    Raises:
+        TypeError: if ``function_seed`` is not an integer; ValueError if it is negative, or
+            for a bad ``lengthscale`` or ``n_features``.
     """
     function_seed = integer(function_seed, "function_seed", minimum=0)
     return GPSampleObjective(

@@ -45,7 +45,8 @@ class ProblemInfo:
         name: the key of :data:`PROBLEMS`.
         env_name: the ``<Problem>`` part of the registered id ``bocvs/<Problem>-v1``.
         objective: ``"module:function"`` of a factory returning the :class:`Objective`; it takes
-            the problem's objective options (``data_dir``, ``function_seed``) as keywords.
+            the problem's objective options (``data_dir``, ``cache``, ``function_seed``,
+            ``lengthscale``, ``n_features``: those its signature has) as keywords.
         control_sets: the papers' control sets, in cost order.
         default_budget: the papers' budget.
         needs_data: whether the objective reads files from a data directory.
@@ -116,7 +117,8 @@ def make_problem(
         cost_noise_std: standard deviation of the cost noise of the paper's rule.
         n_initial: free uniform initial points at reset.
         cost_model: a custom :class:`CostModel` with one mean per control set.
-        **objective_options: ``data_dir`` (plant, airfoil), ``function_seed`` (gp_sample).
+        **objective_options: ``data_dir`` (plant, airfoil), ``cache`` (airfoil),
+            ``function_seed``, ``lengthscale``, ``n_features`` (gp_sample).
 
     Raises:
         ValueError: for an unknown problem or cost set, an option the problem does not take, or

@@ -197,6 +197,7 @@ _BAD_ARGUMENTS = [
     ({"variance": 0.5}, "variance"),
     ({"noise_std": False}, "noise_std"),
     ({"cost_noise_std": "0.02"}, "cost_noise_std"),
+    ({"cost_noise_std": -0.1}, "cost_noise_std"),
     ({"n_initial": 2.0}, "n_initial"),
     ({"n_initial": -1}, "n_initial"),
     ({"n_initial": True}, "n_initial"),
@@ -216,6 +217,13 @@ def test_malformed_arguments_are_refused(id_kwargs, env_id: str, bad) -> None:
     kwargs, name = bad
     with pytest.raises((ValueError, TypeError), match=name):
         gym.make(env_id, **{**id_kwargs(env_id), **kwargs})
+
+
+def test_a_numpy_float_variance_is_a_variance() -> None:
+    env = gym.make("bocvs/Hartmann3-v1", variance=np.float32(0.04))
+    distributions = env.unwrapped.task.distributions
+    assert all(isinstance(p.target_variance, float) for p in distributions)
+    assert distributions[0].variance == pytest.approx(0.04, rel=1e-6)
 
 
 @pytest.mark.parametrize("function_seed", [-1, 1.5, 2.0, "3", True, None])
