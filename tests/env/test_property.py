@@ -21,6 +21,7 @@ from bocvs_env.evaluation import run_episode
 from bocvs_env.goal import GoalEvaluator
 from bocvs_env.problems import PROBLEMS
 from bocvs_env.problems.costs import COST_SETS, GaussianCost
+from bocvs_env.problems.distributions import TruncatedNormal
 from bocvs_env.problems.families import FamilyEnv
 from bocvs_env.registration import ENV_IDS
 
@@ -220,10 +221,11 @@ def test_malformed_arguments_are_refused(id_kwargs, env_id: str, bad) -> None:
 
 
 def test_a_numpy_float_variance_is_a_variance() -> None:
-    env = gym.make("bocvs/Hartmann3-v1", variance=np.float32(0.04))
-    distributions = env.unwrapped.task.distributions
-    assert all(isinstance(p.target_variance, float) for p in distributions)
-    assert distributions[0].variance == pytest.approx(0.04, rel=1e-6)
+    env = gym.make("bocvs/Hartmann3-v1", variance=np.float32(0.04)).unwrapped
+    assert isinstance(env, BOCVSEnv)
+    for p in env.task.distributions:
+        assert isinstance(p, TruncatedNormal) and isinstance(p.target_variance, float)
+        assert p.variance == pytest.approx(0.04, rel=1e-6)
 
 
 @pytest.mark.parametrize("function_seed", [-1, 1.5, 2.0, "3", True, None])
