@@ -24,13 +24,25 @@ def test_record_matches_the_environment() -> None:
     assert record.n_evaluations == record.x.shape[0] == record.y.size == record.g.size
     assert record.spent[-1] <= 2.0
     assert record.set_max.shape == (7,) and record.cost_means.tolist()[0] == 0.01
-    # g recomputed in batch equals the per-step privileged value.
+    # the record's g is the per-step privileged value of the same play
     env.reset(seed=4)
     agent = RandomAgent()
     obs, info = env.reset(seed=4)
     agent.reset(env.task, obs, info, seed=4)
     obs, *_, info = env.step(agent.act(obs))
     assert record.g[0] == pytest.approx(info["privileged"]["g"], abs=1e-12)
+
+
+def test_g_computed_in_one_batch_equals_the_per_step_values() -> None:
+    """Without per-step privileged values (``privileged_info=False``) the record's ``g`` is
+    computed after the episode in one batch; it is the same episode and the same values."""
+    stepwise = run_episode(BOCVSEnv("hartmann3", budget=3.0), RandomAgent(), seed=3)
+    batched = run_episode(
+        BOCVSEnv("hartmann3", privileged_info=False, budget=3.0), RandomAgent(), seed=3
+    )
+    assert stepwise.n_evaluations >= 10
+    np.testing.assert_array_equal(batched.control_set, stepwise.control_set)
+    np.testing.assert_allclose(batched.g, stepwise.g, rtol=0, atol=1e-12)
 
 
 def test_agents_never_see_privileged_info_and_learn_the_initial_design() -> None:
@@ -43,7 +55,10 @@ def test_agents_never_see_privileged_info_and_learn_the_initial_design() -> None
 def test_same_seed_same_record() -> None:
     a = run_episode(BOCVSEnv("hartmann3", budget=1.0), RandomAgent(), seed=9)
     b = run_episode(BOCVSEnv("hartmann3", budget=1.0), RandomAgent(), seed=9)
-    assert np.array_equal(a.x, b.x) and np.array_equal(a.cost, b.cost)
+    for name in ("control_set", "x", "y", "cost", "g"):
+        np.testing.assert_array_equal(getattr(a, name), getattr(b, name))
+    c = run_episode(BOCVSEnv("hartmann3", budget=1.0), RandomAgent(), seed=10)
+    assert not np.array_equal(a.y[: min(a.y.size, c.y.size)], c.y[: min(a.y.size, c.y.size)])
 
 
 def test_run_episode_needs_a_bocvs_env() -> None:
