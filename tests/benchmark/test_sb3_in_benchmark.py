@@ -4,15 +4,19 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import gymnasium as gym
 import numpy as np
 import pytest
 import torch
 from stable_baselines3 import PPO
 
+from agents.sb3 import SB3Agent
+from bocvs_env import BOCVSEnv
 from bocvs_env.benchmark.cli import main
 from bocvs_env.benchmark.store import ResultStore
 from bocvs_env.budget import cumulative_spend
-from bocvs_env.wrappers import make_sb3_env
+from bocvs_env.evaluation import run_episode
+from bocvs_env.wrappers import flat_to_action, make_sb3_env
 
 BUDGET = 3.0
 
@@ -71,6 +75,32 @@ def test_sb3_runs_in_a_sweep_and_its_table(ppo_path: Path, tmp_path: Path, capsy
     assert main(["table", *argv]) == 0
     table = capsys.readouterr().out
     assert "| sb3 | 2 |" in table and "| random | 2 |" in table
+
+
+def test_the_adapter_plays_what_the_model_plays_through_the_wrappers(ppo_path: Path) -> None:
+    """The benchmark's ``sb3`` agent feeds the model the features the training wrapper gave it
+    and plays its actions: on one seed, the same sets and queries as the model stepping the
+    SB3-wrapped environment itself."""
+    model = PPO.load(ppo_path, device="cpu")
+    env = make_sb3_env("bocvs/Hartmann3-v1", budget=BUDGET, privileged_info=False)
+    base_env = env.unwrapped
+    assert isinstance(base_env, BOCVSEnv)
+    task = base_env.task
+    obs, _ = env.reset(seed=5)
+    played: list[dict] = []
+    terminated = False
+    while not terminated:
+        flat, _ = model.predict(obs, deterministic=True)
+        obs, _, terminated, _, info = env.step(flat)
+        if info["evaluated"]:
+            played.append(flat_to_action(flat, task.n_sets, task.dim))
+    base = gym.make("bocvs/Hartmann3-v1", budget=BUDGET, privileged_info=False)
+    record = run_episode(base, SB3Agent(ppo_path), seed=5)
+    assert len(played) == record.n_evaluations >= 3
+    assert record.control_set.tolist() == [a["control_set"] for a in played]
+    for x, action in zip(record.x, played, strict=True):
+        ctrl = list(task.control_sets[action["control_set"]])
+        np.testing.assert_allclose(x[ctrl], action["x"][ctrl], rtol=0, atol=1e-12)
 
 
 def test_sweep_without_a_model_fails_before_running(tmp_path: Path, capsys) -> None:
