@@ -3,7 +3,19 @@
 
 from __future__ import annotations
 
+import math
 import numbers
+
+
+def check_positive_finite(**values: float) -> None:
+    """Refuse any of the named ``values`` that is not a finite number ``> 0``.
+
+    Raises:
+        ValueError: ``"<name> must be positive and finite, got <value>"`` for the first one.
+    """
+    for name, value in values.items():
+        if not (math.isfinite(value) and value > 0):
+            raise ValueError(f"{name} must be positive and finite, got {value!r}")
 
 
 def check_positive_integers(**values: object) -> None:

@@ -15,7 +15,7 @@ from torch import Tensor
 
 from agents.acquisition import Bound, ExpectedAcquisition
 from agents.base import Action, BaseAgent, Observation
-from agents.checks import check_positive_integers
+from agents.checks import check_positive_finite, check_positive_integers
 from agents.decisions import full_set
 from agents.surrogate import GPSurrogate, RefitSchedule, SamplePath
 from agents.surrogate.gp import check_refit_schedule
@@ -202,12 +202,10 @@ class ModelBasedAgent(BaseAgent):
             n_restarts=n_restarts,
             maxiter=maxiter,
         )
-        if not (math.isfinite(noise) and noise > 0):
-            raise ValueError(f"noise must be finite and > 0, got {noise!r}")
-        if lengthscale is not None and not (math.isfinite(lengthscale) and lengthscale > 0):
-            raise ValueError(f"lengthscale must be finite and > 0, got {lengthscale!r}")
-        if not (math.isfinite(outputscale) and outputscale > 0):
-            raise ValueError(f"outputscale must be finite and > 0, got {outputscale!r}")
+        # the GP's own checks (GPSurrogate), here rather than at the first reset
+        check_positive_finite(noise=noise, outputscale=outputscale)
+        if lengthscale is not None:
+            check_positive_finite(lengthscale=lengthscale)
         self.surrogate_mode = surrogate_mode
         self.lengthscale = lengthscale
         self.noise = noise

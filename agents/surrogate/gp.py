@@ -37,6 +37,7 @@ import numpy as np
 import torch
 from torch import Tensor
 
+from agents.checks import check_positive_finite
 from agents.surrogate.embedding import kernel_mean_embedding
 from agents.surrogate.factor import GrowingCholesky
 from agents.surrogate.fitting import MAPFitter, initial_hyperparameters
@@ -112,11 +113,7 @@ class GPSurrogate(FactorizedPosterior):
             raise ValueError(f"dim must be a positive integer, got {dim!r}")
         if mode not in ("fixed", "fitted"):
             raise ValueError(f"mode must be 'fixed' or 'fitted', got {mode!r}")
-        for name, value in (("lengthscale", lengthscale), ("noise", noise)):
-            if not (math.isfinite(value) and value > 0):
-                raise ValueError(f"{name} must be positive and finite, got {value!r}")
-        if not (math.isfinite(outputscale) and outputscale > 0):
-            raise ValueError(f"outputscale must be positive and finite, got {outputscale!r}")
+        check_positive_finite(lengthscale=lengthscale, noise=noise, outputscale=outputscale)
         if not (isinstance(refit_every, int) and refit_every >= 1):
             raise ValueError(f"refit_every must be a positive integer, got {refit_every!r}")
         check_refit_schedule(refit_schedule, refit_factor)

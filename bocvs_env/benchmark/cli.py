@@ -26,7 +26,8 @@ such sweeps never share a name, and running the same flags again resumes the sam
 ``--name`` it must match the definition recorded under that name, if any.
 
 ``status``, ``table``, ``export`` and ``plot`` only read the store, and work on a store the user
-cannot write (``plot`` writes its PNGs to ``--out``, by default a folder beside the store). Every error ends in one line, ``bocvs <command>: error: ...``, naming the file,
+cannot write (``plot`` writes its PNGs to ``--out``, by default a folder beside the store).
+Every error ends in one line, ``bocvs <command>: error: ...``, naming the file,
 the run or the option, with exit status 2; nothing stored is changed.
 
 Reports (``plot``, ``table``, ``compare``, ``export``, ``publish``) read a store, or a folder

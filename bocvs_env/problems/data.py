@@ -41,7 +41,7 @@ SOURCES: dict[str, str] = {
 Shape = tuple[int | None, ...]
 
 
-def resolve_data_dir(data_dir: str | Path | None = None, needed: str | None = None) -> Path:
+def resolve_data_dir(data_dir: str | Path | None, needed: str) -> Path:
     """The data directory: ``data_dir`` if given, else ``$BOCVS_DATA_DIR``.
 
     Args:
@@ -54,14 +54,10 @@ def resolve_data_dir(data_dir: str | Path | None = None, needed: str | None = No
     if data_dir is None:
         env = os.environ.get(DATA_DIR_ENV)
         if not env:
-            wanted = (
-                f"data file {needed!r} (get it from {SOURCES.get(needed, _DATA_README)})"
-                if needed is not None
-                else f"problem's data files ({', '.join(sorted(SOURCES))})"
-            )
             raise FileNotFoundError(
                 f"no data directory: pass data_dir=... or set ${DATA_DIR_ENV} to the folder "
-                f"holding the {wanted}"
+                f"holding the data file {needed!r} (get it from "
+                f"{SOURCES.get(needed, _DATA_README)})"
             )
         data_dir = env
     path = Path(data_dir).expanduser()

@@ -486,8 +486,8 @@ def test_fetc_measures_relevance_again_only_when_the_data_has_grown(
         ("ts-psq", {"maxiter": 2.5}, "maxiter must be a positive integer"),
         ("sadcbo", {"refit_every": 0}, "refit_every must be a positive integer"),
         ("etc-50", {"n_restarts": True}, "n_restarts must be a positive integer"),
-        ("etc", {"noise": -1.0}, "noise must be finite and > 0"),
-        ("etc", {"outputscale": 0.0}, "outputscale must be finite and > 0"),
+        ("etc", {"noise": -1.0}, "noise must be positive and finite"),
+        ("etc", {"outputscale": 0.0}, "outputscale must be positive and finite"),
     ],
 )
 def test_constructors_refuse_bad_parameters(name: str, params: dict, message: str) -> None:
