@@ -39,6 +39,7 @@ import sys
 
 from bocvs_env.benchmark.claims import PROPOSED, claims_markdown
 from bocvs_env.benchmark.published import add_source_arguments, script_runs
+from bocvs_env.benchmark.stats import RESAMPLES
 
 
 def main() -> None:
@@ -46,7 +47,7 @@ def main() -> None:
     add_source_arguments(p)
     p.add_argument("--seeds", type=int, nargs="+", help="only these seeds (default: all)")
     p.add_argument("--problems", nargs="+", help="only these problems (default: all)")
-    p.add_argument("--resamples", type=int, default=10_000, help="bootstrap resamples")
+    p.add_argument("--resamples", type=int, default=RESAMPLES, help="bootstrap resamples")
     p.add_argument(
         "--proposed", default=PROPOSED, help=f"the agent the claims are about ({PROPOSED})"
     )

@@ -25,6 +25,7 @@ from bocvs_env.benchmark.compare import (
     wtl,
 )
 from bocvs_env.benchmark.panels import Panel, group_panels
+from bocvs_env.benchmark.stats import BOOTSTRAP_SEED, RESAMPLES
 from bocvs_env.benchmark.store import StoredRun
 from bocvs_env.evaluation import EpisodeRecord
 from bocvs_env.metrics import evaluations_at, simple_regret_at, target
@@ -202,8 +203,8 @@ def panel_tables(runs: Sequence[StoredRun]) -> str:
 
 def claims_markdown(
     runs: Sequence[StoredRun],
-    resamples: int = 10_000,
-    seed: int = 0,
+    resamples: int = RESAMPLES,
+    seed: int = BOOTSTRAP_SEED,
     proposed: str = PROPOSED,
     time_reference: str | None = PROPOSED,
 ) -> str:

@@ -50,14 +50,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from bocvs_env.benchmark.config import PRESETS, SweepConfig, preset
+from bocvs_env.benchmark.stats import BOOTSTRAP_SEED, LEVEL, RESAMPLES
 
 # The store, the executors and the runs import torch (about 2 s): each command imports them
 # when it runs, so that ``bocvs --help`` and argument errors answer at once.
 if TYPE_CHECKING:
-    from bocvs_env.benchmark.store import ResultStore, StoredRun
-
-if TYPE_CHECKING:
     from bocvs_env.benchmark.published import PublishedRuns
+    from bocvs_env.benchmark.store import ResultStore, StoredRun
 
 DEFAULT_STORE = Path("results") / "bocvs.db"
 
@@ -420,9 +419,9 @@ def build_parser() -> argparse.ArgumentParser:
     compare.add_argument("--metrics", nargs="+", default=["final", "area"],
                          help="final (simple regret), area (under simple regret / budget), "
                          "evaluations, costliest_share, target_share (spend on i*)")  # fmt: skip
-    compare.add_argument("--resamples", type=int, default=10_000, help="bootstrap resamples")
-    compare.add_argument("--level", type=float, default=0.95, help="interval coverage")
-    compare.add_argument("--bootstrap-seed", type=int, default=0)
+    compare.add_argument("--resamples", type=int, default=RESAMPLES, help="bootstrap resamples")
+    compare.add_argument("--level", type=float, default=LEVEL, help="interval coverage")
+    compare.add_argument("--bootstrap-seed", type=int, default=BOOTSTRAP_SEED)
     compare.add_argument("--json", type=Path, help="also write the rows as JSON here")
     compare.add_argument("--csv", type=Path, help="also write the rows as CSV here")
     compare.set_defaults(func=_cmd_compare)

@@ -42,7 +42,14 @@ import numpy as np
 
 from bocvs_env import metrics
 from bocvs_env.benchmark.panels import Panel, group_panels
-from bocvs_env.benchmark.stats import VERDICTS, PairedInterval, paired_bootstrap
+from bocvs_env.benchmark.stats import (
+    BOOTSTRAP_SEED,
+    LEVEL,
+    RESAMPLES,
+    VERDICTS,
+    PairedInterval,
+    paired_bootstrap,
+)
 from bocvs_env.benchmark.store import StoredRun
 from bocvs_env.evaluation import EpisodeRecord
 
@@ -161,9 +168,9 @@ def compare_runs(
     agent: str | None = None,
     reference: str | None = None,
     metric_names: Sequence[str] = tuple(METRICS),
-    n_resamples: int = 10_000,
-    level: float = 0.95,
-    seed: int = 0,
+    n_resamples: int = RESAMPLES,
+    level: float = LEVEL,
+    seed: int = BOOTSTRAP_SEED,
 ) -> list[PairedComparison]:
     """Paired comparisons of ``runs``, panel by panel (see the module docstring).
 
@@ -216,9 +223,9 @@ def compare_versions(
     tag: str,
     agents: Sequence[str] | None = None,
     metric_names: Sequence[str] = tuple(METRICS),
-    n_resamples: int = 10_000,
-    level: float = 0.95,
-    seed: int = 0,
+    n_resamples: int = RESAMPLES,
+    level: float = LEVEL,
+    seed: int = BOOTSTRAP_SEED,
 ) -> list[PairedComparison]:
     """Each agent of ``runs`` against its own runs in ``others`` (another code version), which
     are labelled ``<agent>@<tag>``: :func:`compare_runs` with that agent and that reference,

@@ -79,9 +79,10 @@ def sweep_cost(
         n0 = int(run.config.problem_options.get("n_initial", 0))
         rounds = len(run.record.y)
         n = n0 + np.arange(rounds)
+        cpu_s = run.provenance.get("cpu_s")
+        cpu = np.nan if cpu_s is None else float(cpu_s)
         if agent in MODEL_FREE:
-            cpu = run.provenance.get("cpu_s")
-            before = float(cpu) if cpu is not None and np.isfinite(cpu) else wall
+            before = cpu if np.isfinite(cpu) else wall
         elif agent in WITH_REFERENCE:
             before = float(reference_seconds(n, sizes, seconds).sum())
         else:
@@ -90,6 +91,6 @@ def sweep_cost(
         row["runs"] += 1
         row["rounds"] += rounds
         row["after_s"] += wall
-        row["cpu_s"] += float(run.provenance.get("cpu_s", np.nan))
+        row["cpu_s"] += cpu
         row["before_s"] += before
     return {agent: dict(row) for agent, row in rows.items()}

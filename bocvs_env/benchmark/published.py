@@ -30,6 +30,7 @@ import numpy as np
 from bocvs_env.benchmark.config import CONFIG_VERSION, RunConfig, SweepConfig
 from bocvs_env.benchmark.export import PROVENANCE_COLUMNS, require_pandas, runs_frame
 from bocvs_env.benchmark.runner import RunResult
+from bocvs_env.benchmark.stats import BOOTSTRAP_SEED, LEVEL, RESAMPLES
 from bocvs_env.benchmark.store import ResultStore, StoredRun
 from bocvs_env.benchmark.versions import check_one_version
 from bocvs_env.evaluation import EpisodeRecord
@@ -136,11 +137,11 @@ cumulative sum of `cost`):
 
 A panel is a problem, cost set, variance and budget; the pages' tables show the means of these
 figures over the panel's seeds. A **paired comparison** (`bocvs compare`) pairs agent `a` with
-reference `b` by seed within a panel and takes the differences `a - b`. Their mean gets a 95%
-percentile bootstrap interval: `rng = numpy.random.default_rng(0)` afresh for every interval,
-10,000 resamples of the `n` differences with replacement
-(`rng.integers(0, n, size=(10_000, n))`), and the `numpy.quantile` (linear interpolation) of
-the resamples' means at 0.025 and 0.975. A **win** is an interval wholly on `a`'s better side
+reference `b` by seed within a panel and takes the differences `a - b`. Their mean gets a {level:.0%}
+percentile bootstrap interval: `rng = numpy.random.default_rng({seed})` afresh for every
+interval, {resamples:,} resamples of the `n` differences with replacement
+(`rng.integers(0, n, size=({resamples}, n))`), and the `numpy.quantile` (linear interpolation)
+of the resamples' means at {low:g} and {high:g}. A **win** is an interval wholly on `a`'s better side
 of 0 (below for regret, area and the share on the costliest set; above for evaluations and the
 share on `i*`), a **loss** one wholly on the other side, a **tie** one that contains 0.
 "Better mean" counts the panels whose mean difference is strictly on `a`'s better side. With
@@ -234,6 +235,11 @@ def publish(
         _README.format(
             runs=_column_table(RUNS_FILE, RUN_COLUMNS, len(per_run)),
             steps=_column_table(STEPS_FILE, STEP_COLUMNS, len(per_step)),
+            seed=BOOTSTRAP_SEED,
+            resamples=RESAMPLES,
+            level=LEVEL,
+            low=(1 - LEVEL) / 2,
+            high=(1 + LEVEL) / 2,
         )
     )
     return paths

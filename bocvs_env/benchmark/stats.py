@@ -18,6 +18,11 @@ import numpy.typing as npt
 
 #: The verdicts of :meth:`PairedInterval.verdict`.
 VERDICTS = ("win", "tie", "loss")
+#: The defaults of every report's paired intervals (:func:`paired_bootstrap`): resamples per
+#: interval, coverage, and the seed of each interval's resampling.
+RESAMPLES = 10_000
+LEVEL = 0.95
+BOOTSTRAP_SEED = 0
 
 
 @dataclass(frozen=True)
@@ -49,7 +54,10 @@ class PairedInterval:
 
 
 def paired_bootstrap(
-    differences: npt.ArrayLike, n_resamples: int = 10_000, level: float = 0.95, seed: int = 0
+    differences: npt.ArrayLike,
+    n_resamples: int = RESAMPLES,
+    level: float = LEVEL,
+    seed: int = BOOTSTRAP_SEED,
 ) -> PairedInterval:
     """The percentile bootstrap interval of the mean of ``differences`` (shape ``(n,)``).
 
