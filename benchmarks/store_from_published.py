@@ -8,7 +8,7 @@ what publishing leaves out (``x``, ``y``, the decision logs) and publish again u
 (:func:`bocvs_env.benchmark.published.restore_store`). It refuses to put runs of another code
 version beside the store's (``--allow-mixed-versions`` to do it anyway).
 
-    python benchmarks/store_from_published.py --data benchmarks/results/grid_552ba3d \
+    python benchmarks/store_from_published.py --data docs/data \
         --store results/grid/bocvs.db
 """
 
