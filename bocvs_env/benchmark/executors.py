@@ -35,7 +35,7 @@ ProgressFn = Callable[[str, float, float], None]
 REPORT_INTERVAL = 0.5
 #: Seconds the driver waits for a result before it forwards progress reports.
 _POLL = 0.2
-#: Seconds between a local worker's checks that its driver is alive.
+#: Seconds between a local worker's checks that its driver is alive and has not stopped it.
 _PARENT_POLL = 1.0
 #: New pools a local run may start after workers died, before it gives up on what is left.
 POOL_RESTARTS = 3
@@ -47,6 +47,10 @@ class _Sink(Protocol):
 
 class _Source(Protocol):
     def get_nowait(self) -> Any: ...
+
+
+class _Stop(Protocol):
+    def wait(self, timeout: float | None = None) -> bool: ...
 
 
 @dataclass
@@ -118,19 +122,20 @@ class Executor(ABC):
 _WORKER_SINK: _Sink | None = None
 
 
-def _exit_with_parent(parent: int) -> None:
-    """Exit as soon as the driver is gone (even killed with SIGKILL), rather than linger."""
-    while os.getppid() == parent:
-        time.sleep(_PARENT_POLL)
+def _exit_with_parent(parent: int, stop: _Stop) -> None:
+    """Exit as soon as the driver is gone (even killed with SIGKILL) or has set ``stop``, rather
+    than linger or finish a run whose result no one will read."""
+    while os.getppid() == parent and not stop.wait(_PARENT_POLL):
+        pass
     os._exit(1)
 
 
-def _init_worker(sink: _Sink | None, driver: int) -> None:
+def _init_worker(sink: _Sink | None, driver: int, stop: _Stop) -> None:
     """Set up a worker; ``driver`` is the driver's pid, passed in rather than read here, so that
     a worker still starting up when its driver is killed (already reparented) exits too."""
     global _WORKER_SINK
     _WORKER_SINK = sink
-    threading.Thread(target=_exit_with_parent, args=(driver,), daemon=True).start()
+    threading.Thread(target=_exit_with_parent, args=(driver, stop), daemon=True).start()
 
 
 def _execute_in_pool(config: RunConfig) -> Outcome:
@@ -188,12 +193,19 @@ class LocalExecutor(Executor):
         progress: ProgressFn | None,
         lost: list[RunConfig],
     ) -> Iterator[Outcome]:
-        """One pool: yield the outcomes, and put in ``lost`` the runs of a pool that broke."""
+        """One pool: yield the outcomes, and put in ``lost`` the runs of a pool that broke.
+
+        When the sweep stops early (Ctrl-C, or the caller stops reading, as on a full store) the
+        workers exit at once, within :data:`_PARENT_POLL`, dropping their runs in flight as a
+        kill would; otherwise leaving the pool would wait for those runs, and the pool would
+        start the runs it had already queued.
+        """
+        stop = ctx.Event()
         with ProcessPoolExecutor(
             max_workers=min(self.workers, len(configs)),
             mp_context=ctx,
             initializer=_init_worker,
-            initargs=(queue, os.getpid()),
+            initargs=(queue, os.getpid(), stop),
         ) as pool:
             futures: dict[Future[Outcome], RunConfig] = {
                 pool.submit(_execute_in_pool, c): c for c in configs
@@ -205,6 +217,8 @@ class LocalExecutor(Executor):
                     _drain(queue, progress)
                     for fut in done:
                         err = fut.exception()
+                        if isinstance(err, KeyboardInterrupt):  # Ctrl-C reached the worker
+                            raise KeyboardInterrupt  # first: not a failed run to record
                         if isinstance(err, BrokenProcessPool):
                             lost.append(futures[fut])
                         elif err is not None:
@@ -212,6 +226,9 @@ class LocalExecutor(Executor):
                             yield Outcome(futures[fut], error=error)
                         else:
                             yield fut.result()
+            except BaseException:  # KeyboardInterrupt, GeneratorExit, an error of the caller's
+                stop.set()
+                raise
             finally:
                 for fut in pending:
                     fut.cancel()

@@ -302,3 +302,44 @@ def test_a_read_only_store_is_read_and_left_alone(
     code, err = _finish(_start(config, folder / "s.db"))
     assert code == 0, err
     assert _rows(folder / "s.db") == reference
+
+
+#: Runs the CLI with Python's Ctrl-C handler, whatever the test runner left SIGINT at.
+_INTERRUPTIBLE = """
+import signal, sys
+from bocvs_env.benchmark import cli
+signal.signal(signal.SIGINT, signal.default_int_handler)
+sys.exit(cli.main(sys.argv[1:]))
+"""
+
+
+def test_ctrl_c_stops_the_runs_in_flight_at_once(tmp_path: Path) -> None:
+    """Ctrl-C (SIGINT to the sweep's process group, as a terminal sends it) while runs that take
+    minutes are in flight: the sweep ends with 130 and its one-line message, and every process
+    of the group is gone, without finishing those runs or starting the one queued behind them;
+    nothing is recorded for them (a rerun makes them)."""
+    config = tmp_path / "long.toml"
+    config.write_text(
+        'problems = ["hartmann6_12d"]\ncost_sets = ["cheap"]\nbudgets = [100]\n'
+        'agents = ["etc"]\nseeds = 3\n'
+    )
+    store = tmp_path / "long.db"
+    args = ["run", "--config", str(config), "--store", str(store), "--no-plot", "--workers", "2"]
+    proc = subprocess.Popen(
+        [sys.executable, "-c", _INTERRUPTIBLE, *args],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,
+    )
+    time.sleep(10)  # the workers are in their first runs (each takes minutes)
+    assert proc.poll() is None
+    os.killpg(proc.pid, signal.SIGINT)
+    try:
+        _, err = proc.communicate(timeout=30)
+    finally:
+        _kill_group(proc)
+    assert proc.returncode == 130, err
+    assert "interrupted; finished runs are kept, run again to resume" in err
+    with ResultStore(store, readonly=True) as s:
+        assert len(s) == 0 and s.failures() == []
