@@ -7,6 +7,7 @@ Examples::
     bocvs run --problems hartmann3 --agents random etc --seeds 5 --budgets 20 --name mine
     bocvs run --config sweep.toml --workers 2
     bocvs status                                   # every sweep in the store, done / total
+    bocvs status --data docs/data                  # the same for a published folder
     bocvs plot --preset quick --out figures/
     bocvs table --sweep mine
     bocvs export --out runs.parquet --level runs   # all runs of the store
@@ -272,17 +273,21 @@ def _save_figures(runs: Sequence[StoredRun], folder: Path) -> list[Path]:
 
 
 def _cmd_status(args: argparse.Namespace) -> int:
+    from bocvs_env.benchmark.published import open_runs
     from bocvs_env.benchmark.store import ResultStore, writable_here
     from bocvs_env.benchmark.sweep import pending_runs
 
-    with ResultStore(args.store, readonly=True) as store:
-        sweep = _sweep(args, store)
-        sweeps = [sweep] if sweep is not None else list(store.sweeps().values())
-        note = "" if writable_here(store.path) else " (read-only here: bocvs run cannot add to it)"
-        print(f"{args.store}: {len(store)} runs{note}")
+    with open_runs(args.data or args.store) as source:
+        sweep = _sweep(args, source)
+        sweeps = [sweep] if sweep is not None else list(source.sweeps().values())
+        store = source if isinstance(source, ResultStore) else None
+        note = ""
+        if store is not None and not writable_here(store.path):
+            note = " (read-only here: bocvs run cannot add to it)"
+        print(f"{source.path}: {len(source)} runs{note}")
         for s in sweeps:
-            pending, done = pending_runs(s, store)
-            failed = len(store.failures(c.key() for c in pending))
+            pending, done = pending_runs(s, source)
+            failed = len(store.failures(c.key() for c in pending)) if store is not None else 0
             print(
                 f"  sweep {s.name!r}: {done} / {done + len(pending)} done"
                 + (f", {failed} failed (run it again to retry)" if failed else "")
@@ -394,6 +399,7 @@ def build_parser() -> argparse.ArgumentParser:
     run.set_defaults(func=_cmd_run)
     status = sub.add_parser("status", help="runs done per sweep")
     _add_sweep_options(status)
+    status.add_argument("--data", type=Path, help="count a folder written by bocvs publish")
     status.set_defaults(func=_cmd_status)
     plot = sub.add_parser("plot", help="write the figures as PNGs")
     _add_report_options(plot)

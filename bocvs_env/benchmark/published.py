@@ -316,6 +316,14 @@ class PublishedRuns:
             raise ValueError(f"{path} is not valid JSON: {err}") from None
         return {name: SweepConfig.from_dict(cfg) for name, cfg in sorted(data.items())}
 
+    def done_keys(self) -> set[str]:
+        """The configuration digests of every published run."""
+        pd = require_pandas()
+        return set(pd.read_parquet(self.path / RUNS_FILE, columns=["key"])["key"].astype(str))
+
+    def __len__(self) -> int:
+        return len(self.done_keys())
+
     def runs(self, keys: Iterable[str] | None = None) -> list[StoredRun]:
         """The published runs, in published order; only those whose digest is in ``keys``.
 

@@ -11,7 +11,7 @@ import json
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Protocol
 
 from bocvs_env.agent_registration import (
     accepted_params,
@@ -27,6 +27,12 @@ from bocvs_env.benchmark.executors import Executor, Outcome, ProgressFn
 from bocvs_env.benchmark.runner import agent_arguments, check_privileged
 from bocvs_env.benchmark.store import ResultStore
 from bocvs_env.env import BOCVSEnv
+
+
+class HasRuns(Protocol):
+    """What :func:`pending_runs` reads: a result store, or a published folder."""
+
+    def done_keys(self) -> set[str]: ...
 
 
 @dataclass
@@ -48,9 +54,9 @@ class SweepReport:
     failed: list[tuple[RunConfig, str]] = field(default_factory=list)
 
 
-def pending_runs(sweep: SweepConfig, store: ResultStore) -> tuple[list[RunConfig], int]:
-    """The sweep's runs not yet in ``store`` (each configuration once), and how many of its
-    runs the store already holds.
+def pending_runs(sweep: SweepConfig, store: HasRuns) -> tuple[list[RunConfig], int]:
+    """The sweep's runs not yet in ``store`` (a result store or a published folder; each
+    configuration once), and how many of its runs the store already holds.
 
     The pending runs are interleaved across problem settings (problem, variance, options), so
     that workers starting together compute different oracles rather than the same one twice

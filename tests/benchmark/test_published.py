@@ -53,6 +53,17 @@ def test_a_panel_table_from_the_published_file_equals_the_page(
     assert "| etc | 2 |" in again and "| random | 2 |" in again
 
 
+def test_status_counts_a_published_folder_as_it_counts_the_store(
+    two_agent_store: Path, published: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["status", "--store", str(two_agent_store)]) == 0
+    stored = capsys.readouterr().out.splitlines()
+    assert main(["status", "--data", str(published)]) == 0
+    counted = capsys.readouterr().out.splitlines()
+    assert counted[0] == f"{published}: 4 runs"
+    assert counted[1:] == stored[1:] == ["  sweep 'tiny': 2 / 2 done"]
+
+
 def test_published_runs_give_the_same_figures(two_agent_store: Path, published: Path) -> None:
     with ResultStore(two_agent_store, create=False) as store:
         stored = store.runs()
@@ -286,6 +297,10 @@ def test_docs_pages_are_recomputed_from_the_published_data(
     results = (REPO / "docs" / "results.md").read_text()
     for page in (paper_page, fetc_page):  # the results page quotes the tallies over panels
         assert summary_of(page) in results
+    capsys.readouterr()
+    assert main(["status", "--data", str(DOCS_DATA)]) == 0
+    for line in capsys.readouterr().out.splitlines()[1:]:  # and how far each sweep is
+        assert f"\n{line}\n" in results
     for sweep in ("grid_levy6", "grid_hartmann6_expensive", "grid_hartmann6_variance08"):
         extras = REPO / "docs" / "extras" / sweep
         capsys.readouterr()
