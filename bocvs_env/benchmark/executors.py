@@ -11,6 +11,7 @@ for bit whichever executor runs it (on one machine).
 
 from __future__ import annotations
 
+import ctypes
 import multiprocessing as mp
 import os
 import threading
@@ -50,7 +51,7 @@ class _Source(Protocol):
 
 
 class _Stop(Protocol):
-    def wait(self, timeout: float | None = None) -> bool: ...
+    value: bool
 
 
 @dataclass
@@ -124,9 +125,14 @@ _WORKER_SINK: _Sink | None = None
 
 def _exit_with_parent(parent: int, stop: _Stop) -> None:
     """Exit as soon as the driver is gone (even killed with SIGKILL) or has set ``stop``, rather
-    than linger or finish a run whose result no one will read."""
-    while os.getppid() == parent and not stop.wait(_PARENT_POLL):
-        pass
+    than linger or finish a run whose result no one will read.
+
+    ``stop`` is a lock-free shared flag, polled: a worker that dies while waiting on a lock or
+    an event of the driver's (Ctrl-C reaches the workers too) could leave the driver blocked on
+    it.
+    """
+    while os.getppid() == parent and not stop.value:
+        time.sleep(_PARENT_POLL)
     os._exit(1)
 
 
@@ -200,34 +206,37 @@ class LocalExecutor(Executor):
         kill would; otherwise leaving the pool would wait for those runs, and the pool would
         start the runs it had already queued.
         """
-        stop = ctx.Event()
+        stop = ctx.RawValue(ctypes.c_bool, False)
         with ProcessPoolExecutor(
             max_workers=min(self.workers, len(configs)),
             mp_context=ctx,
             initializer=_init_worker,
             initargs=(queue, os.getpid(), stop),
         ) as pool:
-            futures: dict[Future[Outcome], RunConfig] = {
-                pool.submit(_execute_in_pool, c): c for c in configs
-            }
-            pending = set(futures)
+            futures: dict[Future[Outcome], RunConfig] = {}
+            pending: set[Future[Outcome]] = set()
             try:
+                futures = {pool.submit(_execute_in_pool, c): c for c in configs}
+                pending = set(futures)
                 while pending:
                     done, pending = wait(pending, timeout=_POLL, return_when=FIRST_COMPLETED)
                     _drain(queue, progress)
+                    interrupted = False
                     for fut in done:
                         err = fut.exception()
-                        if isinstance(err, KeyboardInterrupt):  # Ctrl-C reached the worker
-                            raise KeyboardInterrupt  # first: not a failed run to record
-                        if isinstance(err, BrokenProcessPool):
+                        if isinstance(err, KeyboardInterrupt):  # Ctrl-C reached the worker:
+                            interrupted = True  # not a failed run to record
+                        elif isinstance(err, BrokenProcessPool):
                             lost.append(futures[fut])
                         elif err is not None:
                             error = "".join(traceback.format_exception(err))
                             yield Outcome(futures[fut], error=error)
                         else:
                             yield fut.result()
+                    if interrupted:  # after the runs that finished with it
+                        raise KeyboardInterrupt
             except BaseException:  # KeyboardInterrupt, GeneratorExit, an error of the caller's
-                stop.set()
+                stop.value = True
                 raise
             finally:
                 for fut in pending:

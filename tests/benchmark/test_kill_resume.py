@@ -313,15 +313,32 @@ sys.exit(cli.main(sys.argv[1:]))
 """
 
 
-def test_ctrl_c_stops_the_runs_in_flight_at_once(tmp_path: Path) -> None:
+def _count(store: Path) -> int:
+    """The runs recorded in ``store`` so far (0 before it exists)."""
+    if not store.exists():
+        return 0
+    with ResultStore(store, readonly=True) as s:
+        return len(s)
+
+
+@pytest.mark.parametrize(
+    ("agents", "seeds", "finished"),
+    [
+        (["etc"], 3, 0),  # two runs in flight, a third queued behind them
+        (["random", "etc"], 1, 1),  # one run in flight, the other worker idle after a quick run
+    ],
+)
+def test_ctrl_c_stops_the_runs_in_flight_at_once(
+    agents: list[str], seeds: int, finished: int, tmp_path: Path
+) -> None:
     """Ctrl-C (SIGINT to the sweep's process group, as a terminal sends it) while runs that take
     minutes are in flight: the sweep ends with 130 and its one-line message, and every process
-    of the group is gone, without finishing those runs or starting the one queued behind them;
-    nothing is recorded for them (a rerun makes them)."""
+    of the group ends by itself, without finishing those runs or starting one queued behind
+    them; the runs that had finished are kept, nothing is recorded for the others."""
     config = tmp_path / "long.toml"
     config.write_text(
         'problems = ["hartmann6_12d"]\ncost_sets = ["cheap"]\nbudgets = [100]\n'
-        'agents = ["etc"]\nseeds = 3\n'
+        f"agents = {json.dumps(agents)}\nseeds = {seeds}\n"
     )
     store = tmp_path / "long.db"
     args = ["run", "--config", str(config), "--store", str(store), "--no-plot", "--workers", "2"]
@@ -332,14 +349,18 @@ def test_ctrl_c_stops_the_runs_in_flight_at_once(tmp_path: Path) -> None:
         text=True,
         start_new_session=True,
     )
-    time.sleep(10)  # the workers are in their first runs (each takes minutes)
+    time.sleep(10)  # the workers are in their first runs (ETC's take minutes)
+    deadline = time.monotonic() + 120
+    while _count(store) < finished and time.monotonic() < deadline:
+        time.sleep(0.5)  # the quick runs are recorded (after the setting's oracle, if not cached)
     assert proc.poll() is None
     os.killpg(proc.pid, signal.SIGINT)
     try:
         _, err = proc.communicate(timeout=30)
+        assert _group_ends(proc.pid, timeout=10), "processes of the sweep outlived Ctrl-C"
     finally:
         _kill_group(proc)
     assert proc.returncode == 130, err
     assert "interrupted; finished runs are kept, run again to resume" in err
     with ResultStore(store, readonly=True) as s:
-        assert len(s) == 0 and s.failures() == []
+        assert len(s) == finished and s.failures() == []
