@@ -13,7 +13,8 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 data=${1:-$root/docs/data}
 [[ $data == /* ]] || data=$PWD/$data # a relative folder is relative to here, not to the root
 cd "$root"
-data=$(realpath --relative-to="$root" "$data") # the pages name it as the tests do (docs/data)
+# the pages name it as the tests do (docs/data)
+data=$(python -c 'import os, sys; print(os.path.relpath(sys.argv[1], sys.argv[2]))' "$data" "$root")
 claims() { python benchmarks/paper_claims.py --data "$data" --sweep "$@"; }
 # page FILE COMMAND...: FILE becomes the command's output only if it succeeds (a refused
 # command, e.g. runs of mixed versions, leaves the committed page as it was)

@@ -39,7 +39,7 @@ import sys
 
 from bocvs_env.benchmark.claims import PROPOSED, claims_markdown
 from bocvs_env.benchmark.published import add_source_arguments, script_runs
-from bocvs_env.benchmark.stats import RESAMPLES
+from bocvs_env.benchmark.stats import BOOTSTRAP_SEED, RESAMPLES
 
 
 def main() -> None:
@@ -57,7 +57,9 @@ def main() -> None:
     args = p.parse_args()
     try:  # no such store or folder or sweep, mixed versions, a proposed agent without runs
         runs = script_runs(args, args.seeds, args.problems)
-        page = claims_markdown(runs, args.resamples, 0, args.proposed, args.time_reference)
+        page = claims_markdown(
+            runs, args.resamples, BOOTSTRAP_SEED, args.proposed, args.time_reference
+        )
     except (OSError, ValueError) as err:
         print(f"paper_claims: error: {err}", file=sys.stderr)
         sys.exit(2)

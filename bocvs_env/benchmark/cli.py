@@ -399,7 +399,9 @@ def build_parser() -> argparse.ArgumentParser:
     run.set_defaults(func=_cmd_run)
     status = sub.add_parser("status", help="runs done per sweep")
     _add_sweep_options(status)
-    status.add_argument("--data", type=Path, help="count a folder written by bocvs publish")
+    status.add_argument(
+        "--data", type=Path, help="count a folder written by bocvs publish, not --store"
+    )
     status.set_defaults(func=_cmd_status)
     plot = sub.add_parser("plot", help="write the figures as PNGs")
     _add_report_options(plot)

@@ -20,6 +20,7 @@ objects with the same figures (``x`` has no columns and ``y`` is NaN), so ``bocv
 from __future__ import annotations
 
 import argparse
+import functools
 import json
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
@@ -137,7 +138,7 @@ cumulative sum of `cost`):
 
 A panel is a problem, cost set, variance and budget; the pages' tables show the means of these
 figures over the panel's seeds. A **paired comparison** (`bocvs compare`) pairs agent `a` with
-reference `b` by seed within a panel and takes the differences `a - b`. Their mean gets a {level:.0%}
+reference `b` by seed within a panel and takes the differences `a - b`. Their mean gets a {percent:g}%
 percentile bootstrap interval: `rng = numpy.random.default_rng({seed})` afresh for every
 interval, {resamples:,} resamples of the `n` differences with replacement
 (`rng.integers(0, n, size=({resamples}, n))`), and the `numpy.quantile` (linear interpolation)
@@ -237,7 +238,7 @@ def publish(
             steps=_column_table(STEPS_FILE, STEP_COLUMNS, len(per_step)),
             seed=BOOTSTRAP_SEED,
             resamples=RESAMPLES,
-            level=LEVEL,
+            percent=100 * LEVEL,
             low=(1 - LEVEL) / 2,
             high=(1 + LEVEL) / 2,
         )
@@ -316,13 +317,17 @@ class PublishedRuns:
             raise ValueError(f"{path} is not valid JSON: {err}") from None
         return {name: SweepConfig.from_dict(cfg) for name, cfg in sorted(data.items())}
 
+    @functools.cached_property
+    def _keys(self) -> frozenset[str]:
+        pd = require_pandas()
+        return frozenset(pd.read_parquet(self.path / RUNS_FILE, columns=["key"])["key"].astype(str))
+
     def done_keys(self) -> set[str]:
         """The configuration digests of every published run."""
-        pd = require_pandas()
-        return set(pd.read_parquet(self.path / RUNS_FILE, columns=["key"])["key"].astype(str))
+        return set(self._keys)
 
     def __len__(self) -> int:
-        return len(self.done_keys())
+        return len(self._keys)
 
     def runs(self, keys: Iterable[str] | None = None) -> list[StoredRun]:
         """The published runs, in published order; only those whose digest is in ``keys``.
@@ -472,4 +477,6 @@ def open_runs(path: str | Path) -> ResultStore | PublishedRuns:
         StoreError: if the file is not a result store.
     """
     path = Path(path)
+    if not path.exists():
+        raise FileNotFoundError(f"no result store or folder written by bocvs publish at {path}")
     return PublishedRuns(path) if path.is_dir() else ResultStore(path, readonly=True)
