@@ -24,6 +24,7 @@ from pathlib import Path
 
 from bocvs_env.benchmark.cost_estimate import reference_times, sweep_cost
 from bocvs_env.benchmark.published import add_source_arguments, script_runs
+from bocvs_env.benchmark.versions import versions_line
 
 
 def main() -> None:
@@ -40,7 +41,8 @@ def main() -> None:
     rows = sweep_cost(runs, sizes, seconds)
     timings = dict(zip(sizes.astype(int).tolist(), seconds.round(2).tolist(), strict=True))
     print(f"reference decision times (s) by n: {timings}")
-    print(f"sweep {args.sweep!r}: {len(runs)} runs in {args.store or args.data}\n")
+    print(f"sweep {args.sweep!r}: {len(runs)} runs in {args.store or args.data}")
+    print(versions_line(r.provenance for r in runs) + "\n")
     print(
         "| agent | runs | rounds | measured wall h | measured CPU h | estimated CPU h at the "
         "references' speed | ratio of the CPU times |"

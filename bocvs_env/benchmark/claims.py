@@ -27,6 +27,7 @@ from bocvs_env.benchmark.compare import (
 from bocvs_env.benchmark.panels import Panel, group_panels
 from bocvs_env.benchmark.stats import BOOTSTRAP_SEED, RESAMPLES
 from bocvs_env.benchmark.store import StoredRun
+from bocvs_env.benchmark.versions import versions_line
 from bocvs_env.evaluation import EpisodeRecord
 from bocvs_env.metrics import evaluations_at, simple_regret_at, target
 
@@ -208,7 +209,7 @@ def claims_markdown(
     proposed: str = PROPOSED,
     time_reference: str | None = PROPOSED,
 ) -> str:
-    """The whole page: panel tables, the claims' verdict matrices for ``proposed`` against every
+    """The whole page: the runs' code version, panel tables, the claims' verdict matrices for ``proposed`` against every
     other agent, the CPU time per run (with ``proposed``'s ratio to ``time_reference``'s), the
     paired differences.
 
@@ -219,7 +220,7 @@ def claims_markdown(
     comparisons = compare_runs(
         runs, agent=proposed, metric_names=[m for m, _ in CLAIMS], n_resamples=resamples, seed=seed
     )
-    parts = [PANEL_INTRO, panel_tables(runs)]
+    parts = [versions_line(r.provenance for r in runs), PANEL_INTRO, panel_tables(runs)]
     if comparisons:
         level = comparisons[0].interval.level
         parts.append(

@@ -328,9 +328,10 @@ def _cmd_export(args: argparse.Namespace) -> int:
 def _cmd_compare(args: argparse.Namespace) -> int:
     from bocvs_env.benchmark.compare import compare_runs, compare_versions, comparison_markdown
     from bocvs_env.benchmark.published import open_runs
-    from bocvs_env.benchmark.versions import check_one_version, short_commit
+    from bocvs_env.benchmark.versions import check_one_version, short_commit, versions_line
 
     runs, _ = _report_runs(args)
+    others: list[StoredRun] = []
     if args.against is None:
         comparisons = compare_runs(runs, args.agent, args.reference, args.metrics,
                                    args.resamples, args.level, args.bootstrap_seed)  # fmt: skip
@@ -345,7 +346,8 @@ def _cmd_compare(args: argparse.Namespace) -> int:
         agents = None if args.agent is None else [args.agent]
         comparisons = compare_versions(runs, others, tag, agents, args.metrics, args.resamples,
                                        args.level, args.bootstrap_seed)  # fmt: skip
-    text = comparison_markdown(comparisons)
+    text = versions_line(r.provenance for r in [*runs, *others]) + "\n\n"
+    text += comparison_markdown(comparisons)
     if args.json is not None:
         args.json.write_text(json.dumps([c.row() for c in comparisons], indent=1) + "\n")
     if args.csv is not None:

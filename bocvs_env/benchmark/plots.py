@@ -25,6 +25,7 @@ from matplotlib.lines import Line2D
 from bocvs_env import metrics
 from bocvs_env.benchmark.panels import Panel, group_panels, mean_and_se
 from bocvs_env.benchmark.store import StoredRun
+from bocvs_env.benchmark.versions import versions_line
 from bocvs_env.evaluation import EpisodeRecord
 
 #: A curve of one panel and agent: ``x``, mean and standard error over seeds, each ``(n,)``.
@@ -105,7 +106,7 @@ def _figure(
         title="agent (seeds): mean ± s.e.",
         title_fontsize=8,
     )
-    fig.supxlabel(CAPTION, fontsize=8)
+    fig.supxlabel(f"{CAPTION}\n{versions_line(r.provenance for r in runs)}", fontsize=8)
     return fig
 
 

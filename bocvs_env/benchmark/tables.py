@@ -12,6 +12,7 @@ import numpy as np
 from bocvs_env import metrics
 from bocvs_env.benchmark.panels import group_panels, mean_and_se
 from bocvs_env.benchmark.store import StoredRun
+from bocvs_env.benchmark.versions import versions_line
 
 #: What the tables' figures are, printed under them.
 FOOTNOTE = (
@@ -26,7 +27,8 @@ def _pm(values: list[float], fmt: str) -> str:
 
 
 def summary_markdown(runs: Sequence[StoredRun], alpha: float = 0.1) -> str:
-    """The summary tables of ``runs`` as one markdown document (a heading per panel).
+    """The summary tables of ``runs`` as one markdown document: the runs' code version
+    (:func:`~bocvs_env.benchmark.versions.versions_line`), then a heading per panel.
 
     Raises:
         ValueError: if there are no runs.
@@ -34,7 +36,7 @@ def summary_markdown(runs: Sequence[StoredRun], alpha: float = 0.1) -> str:
     panels = group_panels(runs)
     if not panels:
         raise ValueError("no runs to summarize")
-    parts = []
+    parts = [versions_line(r.provenance for r in runs)]
     for panel, agents in panels.items():
         m = next(iter(agents.values()))[0].set_max.size
         head = ["agent", "seeds", "final simple regret (mean ± SE)", "evaluations (mean ± SE)"]

@@ -109,6 +109,18 @@ def code_version(provenance: Mapping[str, Any]) -> str:
     return f"{short_commit(provenance)} ({libs})"
 
 
+def versions_line(provenances: Iterable[Mapping[str, Any]]) -> str:
+    """The code version of the runs behind a report, said in one line: ``"Runs of 552ba3d
+    (numpy 2.4.6, ...): 642."``, or with several versions each with its number of runs (a
+    report made with ``--allow-mixed-versions``, or a comparison across commits)."""
+    counts = Counter(code_version(p) for p in provenances)
+    if len(counts) == 1:
+        ((only, n),) = counts.items()
+        return f"Runs of {only}: {n}."
+    found = "; ".join(f"{v}: {n}" for v, n in sorted(counts.items()))
+    return f"Runs of {len(counts)} code versions, {found}."
+
+
 def check_one_version(provenances: Iterable[Mapping[str, Any]], allow_mixed: bool = False) -> None:
     """Refuse runs of several code versions (:func:`code_version`), given their provenances,
     unless ``allow_mixed``.

@@ -164,6 +164,8 @@ def test_compare_against_another_store(
     out = capsys.readouterr().out
     # the same runs at two commits: random against itself, a tie with a zero difference
     assert "| random | random@ccccccc | 2 | 0 [0, 0] **tie** |" in out
+    assert out.startswith("Runs of 2 code versions, ccccccc (numpy ")  # both sides' versions
+    assert "dddddddd" not in out.splitlines()[0] and "ddddddd (numpy " in out.splitlines()[0]
     assert "etc@" not in out  # etc ran only in the other store
     assert main([*argv, "--reference", "random"]) == 2
     assert "leave out --reference" in capsys.readouterr().err

@@ -83,7 +83,23 @@ def test_reports_refuse_a_store_of_two_commits(
 
 def test_allow_mixed_versions(mixed_store: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["table", "--store", str(mixed_store), "--allow-mixed-versions"]) == 0
-    assert "| random | 2 |" in capsys.readouterr().out
+    out = capsys.readouterr().out
+    assert "| random | 2 |" in out
+    first = out.splitlines()[0]  # the table says that it mixes versions, and which
+    assert first.startswith("Runs of 2 code versions, aaaaaaa (numpy ")
+    assert "): 1; bbbbbbb+dirty (numpy " in first and first.endswith("): 1.")
+
+
+def test_a_report_names_the_code_version_of_its_runs(
+    store_path: Path, tiny_results: list[RunResult], capsys: pytest.CaptureFixture[str]
+) -> None:
+    with ResultStore(store_path) as store:
+        for result in tiny_results:
+            store.add(at_commit(result, A), sweep="tiny")
+    assert main(["table", "--store", str(store_path)]) == 0
+    first = capsys.readouterr().out.splitlines()[0]
+    version = code_version(at_commit(tiny_results[0], A).provenance)
+    assert first == f"Runs of {version}: {len(tiny_results)}."
 
 
 def test_run_refuses_to_add_to_a_sweep_that_other_code_began(
