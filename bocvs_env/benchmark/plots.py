@@ -14,6 +14,7 @@ the next point). Every value comes from :mod:`bocvs_env.metrics`.
 from __future__ import annotations
 
 import math
+import textwrap
 from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 
@@ -101,12 +102,14 @@ def _figure(
         [Line2D([], [], color=color) for color in colors.values()],
         [f"{a} (n={_span(seeds[a])})" for a in colors],
         loc="outside upper center",
-        ncols=min(len(colors), 8),
+        ncols=min(len(colors), 2 * min(len(panels), 4)),  # two per panel column: it fits
         fontsize=8,
         title="agent (seeds): mean ± s.e.",
         title_fontsize=8,
     )
-    fig.supxlabel(f"{CAPTION}\n{versions_line(r.provenance for r in runs)}", fontsize=8)
+    width = int(15 * fig.get_figwidth())  # characters of 8 pt text across the figure
+    caption = [CAPTION, versions_line(r.provenance for r in runs)]
+    fig.supxlabel("\n".join(textwrap.fill(c, width) for c in caption), fontsize=8)
     return fig
 
 
