@@ -59,9 +59,28 @@ def _panel_grid(n: int, sharey: bool = False) -> tuple[Figure, list[Axes]]:
     return fig, axes[:n]
 
 
-def _colors(agents: Iterable[str]) -> dict[str, str]:
+#: The agents with a color of their own, the same in every figure: the paper's five, then the
+#: field's two and this project's (matplotlib's default cycle, ``C0`` ... ``C9``).
+AGENT_COLORS = {
+    "etc": "C1",
+    "ucb-psq": "C7",
+    "ts-psq": "C6",
+    "etc-50": "C2",
+    "random": "C4",
+    "fetc": "C3",
+    "sadcbo": "C5",
+    "ei-cost": "C0",
+}
+
+
+def agent_colors(agents: Iterable[str]) -> dict[str, str]:
+    """A color per agent, by name: :data:`AGENT_COLORS`, and for other agents the colors that
+    those of ``agents`` leave, in name order (repeating past ten agents)."""
     names = sorted(set(agents))
-    return {a: f"C{k % 10}" for k, a in enumerate(names)}
+    taken = {AGENT_COLORS[a] for a in names if a in AGENT_COLORS}
+    free = [c for c in (f"C{k}" for k in range(10)) if c not in taken] or ["C9"]
+    others = iter(free * len(names))
+    return {a: AGENT_COLORS[a] if a in AGENT_COLORS else next(others) for a in names}
 
 
 def _span(counts: set[int]) -> str:
@@ -80,7 +99,7 @@ def _figure(
     panels = group_panels(runs)
     if not panels:
         raise ValueError("no runs to plot")
-    colors = _colors(a for agents in panels.values() for a in agents)
+    colors = agent_colors(a for agents in panels.values() for a in agents)
     seeds: dict[str, set[int]] = {a: set() for a in colors}
     fig, axes = _panel_grid(len(panels))
     for ax, (panel, agents) in zip(axes, panels.items(), strict=True):

@@ -14,6 +14,7 @@ from bocvs_env.benchmark.export import runs_frame, steps_frame, write_frame
 from bocvs_env.benchmark.plots import (
     FIGURE_FILES,
     GRID_POINTS,
+    agent_colors,
     evaluations_figure,
     regret_figure,
     save_figures,
@@ -139,3 +140,12 @@ def test_runs_and_steps_frames(tmp_path: Path, stored_runs: list[StoredRun]) -> 
         assert back.shape == runs.shape
     with pytest.raises(ValueError, match=r"\.csv or \.parquet"):
         write_frame(runs, tmp_path / "runs.xlsx")
+
+
+def test_an_agent_has_one_color_in_every_figure() -> None:
+    """The paper's grid and a setting with fewer agents draw each agent alike; other agents
+    take colors that no agent of their figure has."""
+    grid = agent_colors(["etc", "ucb-psq", "ts-psq", "etc-50", "random", "fetc"])
+    fewer = agent_colors(["etc", "random", "my-agent", "etc-ts"])
+    assert fewer["etc"] == grid["etc"] and fewer["random"] == grid["random"]
+    assert len(set(fewer.values())) == 4 and len(set(grid.values())) == 6
