@@ -44,6 +44,9 @@ done
 # Each of FETC's changes alone on top of ETC (and the rest), against ETC, seed by seed.
 page docs/agents/fetc_ablation.md \
     bocvs compare --data "$data" --sweep fetc_ablation --reference etc --metrics final area
+# On hartmann6 with expensive costs: Thompson sampling against UCB queries, in ETC and in FETC.
+page docs/agents/fetc_expensive_queries.md \
+    bocvs compare --data "$data" --sweep fetc_expensive_queries --metrics final area
 # FETC's bounds of the value against its averaged bounds, on the development settings.
 page docs/agents/fetc_value_bounds.md bocvs compare --data "$data" --sweep fetc_value_bounds \
     --agent fetc --metrics final area evaluations
