@@ -13,8 +13,9 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 data=${1:-$root/docs/data}
 [[ $data == /* ]] || data=$PWD/$data # a relative folder is relative to here, not to the root
 cd "$root"
-# the pages name it as the tests do (docs/data)
-data=$(python -c 'import os, sys; print(os.path.relpath(sys.argv[1], sys.argv[2]))' "$data" "$root")
+# a folder inside the root is named from it, as the tests name it (docs/data); others in full
+data=$(python -c 'import os, sys; d, r = sys.argv[1:]; p = os.path.relpath(d, r)
+print(d if p.startswith("..") else p)' "$data" "$root")
 claims() { python benchmarks/paper_claims.py --data "$data" --sweep "$@"; }
 # page FILE COMMAND...: FILE becomes the command's output only if it succeeds (a refused
 # command, e.g. runs of mixed versions, leaves the committed page as it was)
