@@ -209,9 +209,9 @@ def claims_markdown(
     proposed: str = PROPOSED,
     time_reference: str | None = PROPOSED,
 ) -> str:
-    """The whole page: the runs' code version, panel tables, the claims' verdict matrices for ``proposed`` against every
-    other agent, the CPU time per run (with ``proposed``'s ratio to ``time_reference``'s), the
-    paired differences.
+    """The whole page: the runs' code version, panel tables, the claims' verdict matrices for
+    ``proposed`` against every other agent, the CPU time per run (with ``proposed``'s ratio to
+    ``time_reference``'s), the paired differences.
 
     Raises:
         ValueError: if ``proposed`` has no runs, or two runs of one seed in a panel

@@ -109,6 +109,11 @@ def code_version(provenance: Mapping[str, Any]) -> str:
     return f"{short_commit(provenance)} ({libs})"
 
 
+def _listed(counts: Counter[str], unit: str = " runs") -> str:
+    """Each code version of ``counts`` with its number of runs, in one line."""
+    return "; ".join(f"{v}: {n}{unit}" for v, n in sorted(counts.items()))
+
+
 def versions_line(provenances: Iterable[Mapping[str, Any]]) -> str:
     """The code version of the runs behind a report, said in one line: ``"Runs of 552ba3d
     (numpy 2.4.6, ...): 642."``, or with several versions each with its number of runs (a
@@ -117,8 +122,7 @@ def versions_line(provenances: Iterable[Mapping[str, Any]]) -> str:
     if len(counts) == 1:
         ((only, n),) = counts.items()
         return f"Runs of {only}: {n}."
-    found = "; ".join(f"{v}: {n}" for v, n in sorted(counts.items()))
-    return f"Runs of {len(counts)} code versions, {found}."
+    return f"Runs of {len(counts)} code versions, {_listed(counts, unit='')}."
 
 
 def check_one_version(provenances: Iterable[Mapping[str, Any]], allow_mixed: bool = False) -> None:
@@ -130,10 +134,9 @@ def check_one_version(provenances: Iterable[Mapping[str, Any]], allow_mixed: boo
     """
     counts = Counter(code_version(p) for p in provenances)
     if len(counts) > 1 and not allow_mixed:
-        found = "; ".join(f"{v}: {n} runs" for v, n in sorted(counts.items()))
         raise MixedVersionsError(
-            f"the selected runs come from {len(counts)} code versions ({found}); select runs "
-            "of one version, or pass --allow-mixed-versions"
+            f"the selected runs come from {len(counts)} code versions ({_listed(counts)}); "
+            "select runs of one version, or pass --allow-mixed-versions"
         )
 
 
@@ -156,9 +159,9 @@ def check_resumable(provenances: Iterable[Mapping[str, Any]], allow_mixed: bool 
     mine = this_version()
     others = Counter(v for v in map(code_version, provenances) if v != mine)
     if others and not allow_mixed:
-        found = "; ".join(f"{v}: {n} runs" for v, n in sorted(others.items()))
         raise MixedVersionsError(
-            f"the store holds runs of this sweep made by other code ({found}); this code is "
+            f"the store holds runs of this sweep made by other code ({_listed(others)}); "
+            "this code is "
             f"{mine}: resume with the code that made them, use another --store, or pass "
             "--allow-mixed-versions"
         )
