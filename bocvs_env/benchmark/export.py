@@ -30,6 +30,8 @@ PROVENANCE_COLUMNS = (
     *KEY_DEPENDENCIES,
     "python",
     "host",
+    "cpu",
+    "cpu_capability",
     "torch_threads",
     "started_at",
     "finished_at",

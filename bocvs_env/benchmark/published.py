@@ -81,6 +81,8 @@ RUN_COLUMNS: dict[str, str] = {
     "botorch": "botorch's version",
     "python": "Python's version",
     "host": "the machine's name",
+    "cpu": "the processor's model name (runs need not reproduce across kinds of CPU); empty for runs stored before it was recorded",
+    "cpu_capability": "the instruction set torch's CPU kernels used (`torch.backends.cpu.get_cpu_capability()`, e.g. `AVX512`); empty for runs stored before it was recorded",
     "torch_threads": "torch threads of the worker",
     "started_at": "UTC start, ISO 8601",
     "finished_at": "UTC end, ISO 8601",

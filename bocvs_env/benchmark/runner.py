@@ -64,7 +64,7 @@ class RunResult:
         record: the episode (privileged values included, for the metrics).
         provenance: package and library versions
             (:func:`~bocvs_env.benchmark.versions.dependency_versions`), agent parameters, host,
-            UTC timestamps (ISO 8601), wall and CPU time in seconds (of the run, not of the
+            CPU (:func:`cpu_model` and the instruction set torch's kernels use), UTC timestamps (ISO 8601), wall and CPU time in seconds (of the run, not of the
             setting's oracle, which is computed once per setting), and the commit of the code
             that ran it (:func:`~bocvs_env.benchmark.versions.process_commit`, in the worker).
     """
@@ -72,6 +72,21 @@ class RunResult:
     config: RunConfig
     record: EpisodeRecord
     provenance: dict[str, Any]
+
+
+def cpu_model() -> str:
+    """The processor's model name: ``/proc/cpuinfo``'s ``model name`` on Linux, else
+    :func:`platform.processor` (``""`` if neither says). Runs need not reproduce across kinds of
+    CPU (floating-point kernels differ), so a run records the one that made it."""
+    try:
+        with open("/proc/cpuinfo") as info:
+            for line in info:
+                key, _, value = line.partition(":")
+                if key.strip() == "model name":
+                    return value.strip()
+    except OSError:
+        pass
+    return platform.processor()
 
 
 def utc_now() -> str:
@@ -115,6 +130,8 @@ def run_config(
         "agent_name": record.agent,
         "agent_params": params() if callable(params) else dict(config.agent_params),
         "host": socket.gethostname(),
+        "cpu": cpu_model(),
+        "cpu_capability": torch.backends.cpu.get_cpu_capability(),
         "torch_threads": torch.get_num_threads(),
         "started_at": started,
         "finished_at": utc_now(),

@@ -2,17 +2,21 @@
 
 from __future__ import annotations
 
+import builtins
 import os
+import platform
 import time
 from dataclasses import replace
 from typing import Any
 
 import numpy as np
 import pytest
+import torch
 from bench_helpers import run_in_process, run_one, tiny_sweep
 
 import bocvs_env.env
 from agents.random import RandomAgent
+from bocvs_env.benchmark import runner
 from bocvs_env.benchmark.runner import RunResult, agent_arguments, run_config
 from bocvs_env.env import BOCVSEnv
 from bocvs_env.problems.costs import COST_SETS
@@ -52,6 +56,24 @@ def test_provenance(tiny_results: list[RunResult]) -> None:
     # the run's own CPU time: this process, one torch thread, so not far above the wall time
     assert 0 < prov["cpu_s"] <= prov["wall_s"] * (os.cpu_count() or 1)
     assert tiny_results[0].record.config["problem"] == "hartmann3"
+    # the machine, since runs need not reproduce across kinds of CPU
+    assert prov["cpu"] == runner.cpu_model()
+    assert prov["cpu_capability"] == torch.backends.cpu.get_cpu_capability()
+
+
+@pytest.mark.skipif(not os.path.isfile("/proc/cpuinfo"), reason="Linux's CPU listing")
+def test_the_cpu_model_is_the_listings_model_name() -> None:
+    with open("/proc/cpuinfo") as info:
+        names = [line.split(":", 1)[1].strip() for line in info if line.startswith("model name")]
+    assert names and runner.cpu_model() == names[0]
+
+
+def test_the_cpu_model_without_a_listing_is_platforms(monkeypatch: pytest.MonkeyPatch) -> None:
+    def unreadable(*args: Any, **kwargs: Any) -> Any:
+        raise OSError("no /proc here")
+
+    monkeypatch.setattr(builtins, "open", unreadable)
+    assert runner.cpu_model() == platform.processor()
 
 
 def test_a_runs_times_leave_out_its_settings_oracle(monkeypatch: pytest.MonkeyPatch) -> None:
