@@ -64,9 +64,10 @@ class RunResult:
         record: the episode (privileged values included, for the metrics).
         provenance: package and library versions
             (:func:`~bocvs_env.benchmark.versions.dependency_versions`), agent parameters, host,
-            CPU (:func:`cpu_model` and the instruction set torch's kernels use), UTC timestamps (ISO 8601), wall and CPU time in seconds (of the run, not of the
-            setting's oracle, which is computed once per setting), and the commit of the code
-            that ran it (:func:`~bocvs_env.benchmark.versions.process_commit`, in the worker).
+            CPU (:func:`cpu_model` and the instruction set torch's kernels use), UTC timestamps
+            (ISO 8601), wall and CPU time in seconds (of the run, not of the setting's oracle,
+            which is computed once per setting), and the commit of the code that ran it
+            (:func:`~bocvs_env.benchmark.versions.process_commit`, in the worker).
     """
 
     config: RunConfig

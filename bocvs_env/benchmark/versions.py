@@ -161,7 +161,6 @@ def check_resumable(provenances: Iterable[Mapping[str, Any]], allow_mixed: bool 
     if others and not allow_mixed:
         raise MixedVersionsError(
             f"the store holds runs of this sweep made by other code ({_listed(others)}); "
-            "this code is "
-            f"{mine}: resume with the code that made them, use another --store, or pass "
-            "--allow-mixed-versions"
+            f"this code is {mine}: resume with the code that made them, use another --store, "
+            "or pass --allow-mixed-versions"
         )
