@@ -268,6 +268,8 @@ def test_steps_keep_every_step(published: Path, two_agent_store: Path) -> None:
 
 
 DOCS_DATA = REPO / "docs" / "data"
+#: The sweeps that made the paper grid's runs (benchmarks/configs/grid.toml; docs/results.md).
+GRID_SWEEPS = {"grid", "grid_full_set_pairs"}
 
 
 def summary_of(page: str) -> str:
@@ -326,16 +328,19 @@ def test_docs_pages_are_recomputed_from_the_published_data(
     not (DOCS_DATA / RUNS_FILE).is_file(), reason="docs/data is published by the grid (issue 14)"
 )
 def test_docs_data_is_one_commit_and_ucb_psq_ignores_the_other_sets_costs() -> None:
-    """Every published run comes from one commit; UCB-PSQ, which plays only the full set where
-    there is one, and whose cost is 1 in the cheap and the moderate cost sets alike, makes the
-    same plays, pays the same costs and reaches the same values in both, seed for seed."""
+    """Every published run comes from one commit; in the paper's grid UCB-PSQ, which plays only
+    the full set where there is one, and whose cost is 1 in the cheap and the moderate cost sets
+    alike, makes the same plays, pays the same costs and reaches the same values in both, seed
+    for seed. (Runs need not reproduce across kinds of CPU, so this holds where both panels' runs
+    come from one machine: in the grid, by construction; hartmann6 with variance 0.08 pairs runs
+    of two machines, docs/results.md.)"""
     with PublishedRuns(DOCS_DATA) as source:
         runs = source.runs()
     assert len({r.provenance["git_commit"] for r in runs}) == 1
     by_setting: dict[tuple, dict[str, StoredRun]] = {}
     for r in runs:
         c = r.config
-        if c.agent == "ucb-psq":
+        if c.agent == "ucb-psq" and r.provenance["sweep"] in GRID_SWEEPS:
             setting = (c.problem, c.variance, c.budget, c.seed)
             by_setting.setdefault(setting, {})[c.cost_set] = r
     pairs = [
