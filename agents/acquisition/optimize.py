@@ -130,7 +130,8 @@ class _Lockstep:
             )
         except _Stopped:
             return
-        self.x[p] = res.x
+        # the last point evaluated may be a line search's rejected trial: the value is res.x's
+        self.x[p], self.f[p] = res.x, float(res.fun)
 
 
 def batch_objective(

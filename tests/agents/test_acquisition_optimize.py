@@ -6,7 +6,7 @@ from typing import Any
 
 import numpy as np
 import pytest
-from scipy.optimize import minimize
+from scipy.optimize import OptimizeResult, minimize
 
 from agents.acquisition import optimize
 from agents.acquisition.optimize import batched_lbfgsb
@@ -57,6 +57,24 @@ def test_every_start_follows_scipys_iterates_exactly() -> None:
             options={"maxiter": 15},
         )
         assert np.array_equal(x, alone.x) and v == alone.fun
+
+
+def test_the_value_returned_is_the_returned_points_not_the_last_evaluated(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """L-BFGS-B may end on a rejected line-search trial (e.g. at its iteration limit): its
+    result is the best accepted point, and the value returned with it must be that point's."""
+
+    def ends_after_a_rejected_trial(fun, x0, **kwargs):
+        at_start, _ = fun(x0)
+        fun(np.clip(x0 + 0.3, 0.0, 1.0))  # a trial that does not improve; rejected
+        return OptimizeResult(x=x0, fun=at_start)
+
+    monkeypatch.setattr(optimize, "minimize", ends_after_a_rejected_trial)
+    starts = [np.array([0.2]), np.array([0.9, 0.4])]
+    out, values = batched_lbfgsb(quadratics([]), starts)
+    for x0, x, v, c in zip(starts, out, values, CENTRES[:2], strict=True):
+        assert np.array_equal(x, x0) and v == float(((x0 - c) ** 2).sum())
 
 
 def count_finished_optimizers(monkeypatch: pytest.MonkeyPatch) -> list[str]:
