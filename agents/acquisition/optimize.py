@@ -111,17 +111,16 @@ class _Lockstep:
                 posted[p] = x
         return posted
 
-    def _evaluate(self, p: int, x: np.ndarray) -> tuple[float, np.ndarray]:
-        """Problem ``p``'s objective, in its greenlet: post ``x`` and wait for the batch."""
+    def _evaluate(self, x: np.ndarray) -> tuple[float, np.ndarray]:
+        """An optimizer's objective, in its greenlet: post ``x`` and wait for the batch."""
         value, grad = self._caller.switch(x.copy())
-        self.f[p] = float(value)
-        return self.f[p], np.asarray(grad, dtype=np.float64)
+        return float(value), np.asarray(grad, dtype=np.float64)
 
     def _optimize(self, p: int, options: dict[str, float]) -> None:
         """Problem ``p``'s L-BFGS-B, in its own greenlet; returns (``None``) when it stops."""
         try:
             res = minimize(
-                lambda z: self._evaluate(p, z),
+                self._evaluate,
                 self.x[p],
                 jac=True,
                 method="L-BFGS-B",
