@@ -17,8 +17,10 @@ Examples::
     bocvs table --data docs/data --sweep paper     # reports from published tables
 
 A sweep is a preset, a config file (``.toml``/``.json``, see :mod:`bocvs_env.benchmark.config`)
-or flags; flags override a preset's or a file's fields. ``plot``, ``table`` and ``export`` take
-the sweep's runs, the runs of a recorded sweep (``--sweep``), or else every run in the store.
+or flags; flags override a preset's or a file's fields. The reports (``plot``, ``table``,
+``export``, ``compare``, ``leaderboard``) take the sweep's runs, the runs of a recorded sweep
+(``--sweep``), with flags alone every run matching each flag given (an axis without a flag is
+not filtered: every agent, seed, cost set ... present), or else every run in the store.
 
 A sweep's recorded definition is replaced only from its config file or by extending it with
 ``--sweep NAME`` and flags. A sweep built from flags (or a preset changed by flags) without
@@ -41,6 +43,7 @@ from __future__ import annotations
 
 import argparse
 import csv
+import functools
 import json
 import os
 import sqlite3
@@ -57,6 +60,7 @@ from bocvs_env.benchmark.stats import BOOTSTRAP_SEED, LEVEL, RESAMPLES
 # when it runs, so that ``bocvs --help`` and argument errors answer at once.
 if TYPE_CHECKING:
     from bocvs_env.benchmark.published import PublishedRuns
+    from bocvs_env.benchmark.selection import RunFilter
     from bocvs_env.benchmark.store import ResultStore, StoredRun
 
 DEFAULT_STORE = Path("results") / "bocvs.db"
@@ -189,14 +193,37 @@ def _check_name(args: argparse.Namespace, sweep: SweepConfig, store: ResultStore
         )
 
 
-def _report_runs(args: argparse.Namespace) -> tuple[list[StoredRun], SweepConfig | None]:
+def _selection(
+    args: argparse.Namespace, source: ResultStore | PublishedRuns
+) -> SweepConfig | RunFilter | None:
+    """What a report reads: a preset's, a config file's or a recorded sweep's runs (changed by
+    flags), or, with flags alone, every run matching each flag given
+    (:class:`~bocvs_env.benchmark.selection.RunFilter`: every agent, seed, ... present by
+    default); ``None`` for every run."""
+    if any(s is not None for s in (args.preset, args.config, args.sweep)):
+        return _sweep(args, source)
+    from bocvs_env.benchmark.selection import RunFilter
+
+    axes = (args.problems, args.cost_sets, args.variances, args.budgets, args.agents)
+    seeds = args.seeds
+    if all(v is None for v in axes) and seeds is None:
+        return None
+    if isinstance(seeds, int):
+        seeds = range(seeds)
+    return RunFilter.of(*axes, seeds=seeds)
+
+
+def _report_runs(
+    args: argparse.Namespace,
+) -> tuple[list[StoredRun], SweepConfig | RunFilter | None]:
     """The runs a report command selects (store or ``--data``), of one code version."""
     from bocvs_env.benchmark.published import read_runs
 
-    return read_runs(args.data or args.store, lambda s: _sweep(args, s), args.allow_mixed_versions)
+    choose = functools.partial(_selection, args)
+    return read_runs(args.data or args.store, choose, args.allow_mixed_versions)
 
 
-def _plot_dir(args: argparse.Namespace, sweep: SweepConfig | None) -> Path:
+def _plot_dir(args: argparse.Namespace, sweep: SweepConfig | RunFilter | None) -> Path:
     """``--out``, else the sweep's folder beside the store or the ``--data`` folder read (a
     sweep's name is never a path)."""
     source = getattr(args, "data", None) or args.store

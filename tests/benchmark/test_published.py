@@ -367,3 +367,21 @@ def test_runs_recorded_under_an_older_config_version_are_read(published: Path) -
     runs.to_parquet(published / RUNS_FILE, index=False)
     again = PublishedRuns(published).runs()
     assert [r.config for r in again] == [r.config for r in before]
+
+
+def test_report_flags_filter_and_default_to_every_agent_and_seed(
+    two_agent_store: Path, published: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A report given flags alone keeps every run matching each flag: without ``--agents``
+    every agent present, without ``--seeds`` every seed, from a store or a published folder."""
+    for source in (["--store", str(two_agent_store)], ["--data", str(published)]):
+        assert main(["table", *source, "--problems", "hartmann3"]) == 0
+        out = capsys.readouterr().out
+        assert "| etc | 2 |" in out and "| random | 2 |" in out
+        assert main(["compare", *source, "--budgets", "3", "--metrics", "final"]) == 0
+        assert "| etc | random | 2 |" in capsys.readouterr().out
+        assert main(["table", *source, "--agents", "etc", "--seeds", "1-1"]) == 0
+        out = capsys.readouterr().out
+        assert "| etc | 1 |" in out and "random" not in out
+    assert main(["table", "--data", str(published), "--cost-sets", "moderate"]) == 2
+    assert "no recorded runs for the selection" in capsys.readouterr().err
