@@ -13,6 +13,7 @@ Examples::
     bocvs export --out runs.parquet --level runs   # all runs of the store
     bocvs compare --sweep paper --agent etc        # paired intervals, win / tie / loss
     bocvs compare --sweep grid --against old.db    # each agent against its runs in old.db
+    bocvs compare --baselines docs/data            # every agent against the published ones
     bocvs publish --sweep paper --out docs/data    # the published tables the docs read
     bocvs table --data docs/data --sweep paper     # reports from published tables
 
@@ -59,6 +60,7 @@ from bocvs_env.benchmark.stats import BOOTSTRAP_SEED, LEVEL, RESAMPLES
 # The store, the executors and the runs import torch (about 2 s): each command imports them
 # when it runs, so that ``bocvs --help`` and argument errors answer at once.
 if TYPE_CHECKING:
+    from bocvs_env.benchmark.compare import PairedComparison
     from bocvs_env.benchmark.published import PublishedRuns
     from bocvs_env.benchmark.selection import RunFilter
     from bocvs_env.benchmark.store import ResultStore, StoredRun
@@ -245,6 +247,11 @@ def _cmd_run(args: argparse.Namespace) -> int:
     if sweep is None:
         raise ValueError("bocvs run needs a sweep: --preset, --config or --problems ...")
     check_sweep(sweep)  # whole, before the store is created or written
+    if args.baselines:
+        from bocvs_env.benchmark.published import PublishedRuns
+
+        for folder in args.baselines:  # a wrong folder fails now, not after the sweep
+            PublishedRuns(folder)
     labels = {c.key(): c.label() for c in sweep.runs()}
     shown = SweepProgress(sweep.name, labels, progress_mode(args.quiet))
     with ResultStore(args.store) as store:
@@ -278,6 +285,8 @@ def _cmd_run(args: argparse.Namespace) -> int:
             paths = _save_figures(runs, _plot_dir(args, sweep))
             print(f"plot: {paths[0]}")
             print(f"other plots: {', '.join(str(p) for p in paths[1:])}")
+        if args.baselines:
+            print("\n" + _baselines_report(runs, args.baselines, args.allow_mixed_versions)[0])
     if report.failed:
         config, error = report.failed[0]
         print(f"{len(report.failed)} runs failed; the first, {config.label()}:\n{error}",
@@ -352,6 +361,43 @@ def _cmd_export(args: argparse.Namespace) -> int:
     return 0
 
 
+#: How runs of two code versions pair up, said under a comparison with published baselines.
+PAIRING_NOTE = (
+    "Runs pair by panel and seed: a seed fixes the function instance and the initial design on "
+    "any machine, so runs of different commits and machines pair up validly; bit-identical "
+    "traces are not expected across kinds of CPU. The baselines' seeds that your runs lack are left "
+    "out."
+)
+
+
+def _baselines_report(
+    runs: Sequence[StoredRun],
+    folders: Sequence[Path],
+    allow_mixed: bool,
+    agent: str | None = None,
+    reference: str | None = None,
+    metrics: Sequence[str] = ("final", "area"),
+    resamples: int = RESAMPLES,
+    level: float = LEVEL,
+    bootstrap_seed: int = BOOTSTRAP_SEED,
+) -> tuple[str, list[PairedComparison]]:
+    """The agents of ``runs`` against every agent of the published ``folders`` (read in place,
+    on the panels of ``runs`` only): the markdown report and its comparisons."""
+    from bocvs_env.benchmark.compare import compare_baselines, comparison_markdown
+    from bocvs_env.benchmark.panels import Panel
+    from bocvs_env.benchmark.published import baseline_runs
+    from bocvs_env.benchmark.versions import sides_line
+
+    panels = {Panel.of(r) for r in runs}
+    agents = None if reference is None else [reference]
+    archives = [baseline_runs(f, panels, agents, allow_mixed) for f in folders]
+    comparisons = compare_baselines(runs, archives, agent, reference, metric_names=metrics,
+                                    n_resamples=resamples, level=level, seed=bootstrap_seed)  # fmt: skip
+    theirs = [r.provenance for archive in archives for r in archive]
+    head = sides_line((r.provenance for r in runs), theirs) + "\n\n" + PAIRING_NOTE + "\n\n"
+    return head + comparison_markdown(comparisons), comparisons
+
+
 def _cmd_compare(args: argparse.Namespace) -> int:
     from bocvs_env.benchmark.compare import compare_runs, compare_versions, comparison_markdown
     from bocvs_env.benchmark.published import open_runs
@@ -359,7 +405,14 @@ def _cmd_compare(args: argparse.Namespace) -> int:
 
     runs, _ = _report_runs(args)
     others: list[StoredRun] = []
-    if args.against is None:
+    if args.baselines:
+        if args.against is not None:
+            raise ValueError("give --baselines or --against, not both")
+        text, comparisons = _baselines_report(
+            runs, args.baselines, args.allow_mixed_versions, args.agent, args.reference,
+            args.metrics, args.resamples, args.level, args.bootstrap_seed,
+        )  # fmt: skip
+    elif args.against is None:
         comparisons = compare_runs(runs, args.agent, args.reference, args.metrics,
                                    args.resamples, args.level, args.bootstrap_seed)  # fmt: skip
     else:
@@ -373,8 +426,9 @@ def _cmd_compare(args: argparse.Namespace) -> int:
         agents = None if args.agent is None else [args.agent]
         comparisons = compare_versions(runs, others, tag, agents, args.metrics, args.resamples,
                                        args.level, args.bootstrap_seed)  # fmt: skip
-    text = versions_line(r.provenance for r in [*runs, *others]) + "\n\n"
-    text += comparison_markdown(comparisons)
+    if not args.baselines:
+        text = versions_line(r.provenance for r in [*runs, *others]) + "\n\n"
+        text += comparison_markdown(comparisons)
     if args.json is not None:
         args.json.write_text(json.dumps([c.row() for c in comparisons], indent=1) + "\n")
     if args.csv is not None:
@@ -420,6 +474,10 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--out", type=Path, help="plot folder (default: the sweep's name beside "
                      "the store)")  # fmt: skip
     run.add_argument("--no-plot", action="store_true", help="skip the plots")
+    run.add_argument("--baselines", type=Path, action="append", metavar="FOLDER",
+                     help="end with the paired comparison of the sweep's agents with every "
+                          "agent of this published folder (e.g. docs/data; repeatable) on the "
+                          "panels the sweep ran, as bocvs compare --baselines")  # fmt: skip
     run.add_argument("--allow-mixed-versions", action="store_true",
                      help="add runs to a sweep whose stored runs another code version made")  # fmt: skip
     run.add_argument(
@@ -453,6 +511,10 @@ def build_parser() -> argparse.ArgumentParser:
     compare.add_argument("--against", type=Path, metavar="STORE",
                          help="compare each agent with its own runs in this store (or folder of "
                               "bocvs publish), e.g. of an earlier commit, labelled agent@commit")  # fmt: skip
+    compare.add_argument("--baselines", type=Path, action="append", metavar="FOLDER",
+                         help="compare every agent of the runs with every agent of this "
+                              "published folder (e.g. docs/data; repeatable), on the panels and "
+                              "seeds both ran, labelled agent@commit; read in place")  # fmt: skip
     compare.add_argument("--metrics", nargs="+", default=["final", "area"],
                          help="final (simple regret), area (under simple regret / budget), "
                          "evaluations, costliest_share, target_share (spend on i*)")  # fmt: skip

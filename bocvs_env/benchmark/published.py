@@ -30,11 +30,12 @@ import numpy as np
 
 from bocvs_env.benchmark.config import CONFIG_VERSION, RunConfig, SweepConfig
 from bocvs_env.benchmark.export import PROVENANCE_COLUMNS, require_pandas, runs_frame
+from bocvs_env.benchmark.panels import Panel
 from bocvs_env.benchmark.runner import RunResult
 from bocvs_env.benchmark.selection import RunFilter
 from bocvs_env.benchmark.stats import BOOTSTRAP_SEED, LEVEL, RESAMPLES
 from bocvs_env.benchmark.store import ResultStore, StoredRun
-from bocvs_env.benchmark.versions import check_one_version
+from bocvs_env.benchmark.versions import MixedVersionsError, check_one_version
 from bocvs_env.evaluation import EpisodeRecord
 
 RUNS_FILE = "runs.parquet"
@@ -488,6 +489,29 @@ def select_runs(
         return source.runs(where=chosen)
     runs = source.runs()
     return runs if chosen is None else [r for r in runs if chosen.matches(r.config)]
+
+
+def baseline_runs(
+    folder: str | Path,
+    panels: Iterable[Panel],
+    agents: Iterable[str] | None = None,
+    allow_mixed: bool = False,
+) -> list[StoredRun]:
+    """The runs of a published folder (an archive of baselines, read in place) on ``panels``,
+    of ``agents`` (``None``: every agent), of one code version unless ``allow_mixed``; only
+    those runs' steps are read.
+
+    Raises:
+        FileNotFoundError: if ``folder`` is not a published folder.
+        MixedVersionsError: runs of several code versions, naming the folder.
+    """
+    source = PublishedRuns(folder)
+    runs = source.runs(where=RunFilter.of(panels=panels, agents=agents))
+    try:
+        check_one_version([r.provenance for r in runs], allow_mixed)
+    except MixedVersionsError as err:
+        raise MixedVersionsError(f"baselines {folder}: {err}") from None
+    return runs
 
 
 def recorded_sweep(source: ResultStore | PublishedRuns, name: str) -> SweepConfig:

@@ -103,7 +103,7 @@ class RunFilter:
             columns = ["problem", "cost_set", "variance", "budget"]
             rows = frame[columns].itertuples(index=False, name=None)
             wanted_panels = {(p.problem, p.cost_set, p.variance, p.budget) for p in self.panels}
-            keep &= [row in wanted_panels for row in rows]
+            keep &= frame["key"].notna().to_numpy() & [row in wanted_panels for row in rows]
         return keep
 
     @property

@@ -306,3 +306,23 @@ def test_a_closed_pipe_ends_quietly_as_unix_tools_do(ran: tuple[Path, str, str])
     done = subprocess.run(["bash", "-c", shell], capture_output=True, text=True, timeout=300)
     assert done.stdout.startswith("row "), done.stderr
     assert done.stderr.strip() == "status=141", done.stderr
+
+
+def test_run_ends_with_the_comparison_with_published_baselines(
+    ran: tuple[Path, str, str], two_agent_store: Path, tmp_path: Path, capsys
+) -> None:
+    """``run --baselines FOLDER`` ends with the sweep's agents against the folder's; a folder
+    that is not a published one fails before the store is created."""
+    data = tmp_path / "data"
+    assert main(["publish", "--store", str(two_agent_store), "--out", str(data)]) == 0
+    store = tmp_path / "s.db"
+    shutil.copy(ran[0], store)
+    capsys.readouterr()
+    argv = ["run", *SWEEP, "--name", "tiny", "--store", str(store), "--no-plot", "-q"]
+    assert main([*argv, "--baselines", str(data)]) == 0
+    out = capsys.readouterr().out
+    assert "| random | 2 |" in out  # the table, then the comparison
+    assert "; baselines: ccccccc (numpy " in out and "| random | etc@ccccccc | 2 |" in out
+    new = tmp_path / "new.db"
+    assert main([*argv[:-4], "--store", str(new), "--baselines", str(tmp_path / "none")]) == 2
+    assert "is not a published folder" in capsys.readouterr().err and not new.exists()
