@@ -236,7 +236,12 @@ def _cmd_run(args: argparse.Namespace) -> int:
     from bocvs_env.benchmark.executors import make_executor
     from bocvs_env.benchmark.progress import SweepProgress, progress_mode
     from bocvs_env.benchmark.store import ResultStore
-    from bocvs_env.benchmark.sweep import check_sweep, pending_runs, run_sweep
+    from bocvs_env.benchmark.sweep import (
+        check_outside_agents,
+        check_sweep,
+        pending_runs,
+        run_sweep,
+    )
     from bocvs_env.benchmark.versions import MixedVersionsError, check_one_version, check_resumable
 
     if args.sweep is not None:  # resume a recorded sweep: its store must exist
@@ -247,6 +252,7 @@ def _cmd_run(args: argparse.Namespace) -> int:
     if sweep is None:
         raise ValueError("bocvs run needs a sweep: --preset, --config or --problems ...")
     check_sweep(sweep)  # whole, before the store is created or written
+    check_outside_agents(sweep)  # a short episode of each agent not of bocvs's own
     if args.baselines:
         from bocvs_env.benchmark.published import PublishedRuns
 
