@@ -14,6 +14,7 @@ Examples::
     bocvs compare --sweep paper --agent etc        # paired intervals, win / tie / loss
     bocvs compare --sweep grid --against old.db    # each agent against its runs in old.db
     bocvs compare --baselines docs/data            # every agent against the published ones
+    bocvs leaderboard --data docs/data             # ranks, W/T/L, data profiles (--figure)
     bocvs publish --sweep paper --out docs/data    # the published tables the docs read
     bocvs table --data docs/data --sweep paper     # reports from published tables
 
@@ -349,10 +350,14 @@ def _cmd_table(args: argparse.Namespace) -> int:
     from bocvs_env.benchmark.tables import summary_markdown
 
     runs, _ = _report_runs(args)
-    text = summary_markdown(runs)
-    if args.out is not None:
-        args.out.write_text(text)
-        print(args.out)
+    return _emit(summary_markdown(runs), args.out)
+
+
+def _emit(text: str, out: Path | None) -> int:
+    """Write a report to ``out`` and print its path, or print it; exit status 0."""
+    if out is not None:
+        out.write_text(text)
+        print(out)
     else:
         print(text)
     return 0
@@ -447,6 +452,39 @@ def _cmd_compare(args: argparse.Namespace) -> int:
     return 0
 
 
+def _cmd_leaderboard(args: argparse.Namespace) -> int:
+    from bocvs_env.benchmark.compare import as_baselines
+    from bocvs_env.benchmark.leaderboard import (
+        leaderboard,
+        leaderboard_markdown,
+        save_profile_figure,
+    )
+    from bocvs_env.benchmark.panels import Panel
+    from bocvs_env.benchmark.published import baseline_runs
+    from bocvs_env.benchmark.versions import sides_line, versions_line
+
+    runs, _ = _report_runs(args)
+    head = versions_line(r.provenance for r in runs)
+    baselines = None
+    if args.baselines:
+        panels = {Panel.of(r) for r in runs}
+        theirs = as_baselines(
+            [r for f in args.baselines for r in baseline_runs(f, panels, None,
+                                                                args.allow_mixed_versions)]
+        )  # fmt: skip
+        baselines = sorted({r.config.agent for r in theirs})
+        head = sides_line((r.provenance for r in runs), (r.provenance for r in theirs))
+        head += "\n\n" + PAIRING_NOTE
+        runs = [*runs, *theirs]
+    groups = leaderboard(runs, baselines)
+    figure = None
+    if args.figure is not None:
+        save_profile_figure(groups, args.figure)
+        where = args.out.parent if args.out is not None else Path.cwd()
+        figure = os.path.relpath(args.figure, where)
+    return _emit(leaderboard_markdown(groups, head, figure, baselines is not None), args.out)
+
+
 def _cmd_publish(args: argparse.Namespace) -> int:
     from bocvs_env.benchmark.published import open_runs, publish
 
@@ -530,6 +568,17 @@ def build_parser() -> argparse.ArgumentParser:
     compare.add_argument("--json", type=Path, help="also write the rows as JSON here")
     compare.add_argument("--csv", type=Path, help="also write the rows as CSV here")
     compare.set_defaults(func=_cmd_compare)
+    board = sub.add_parser(
+        "leaderboard",
+        help="mean ranks over shared panels, W/T/L against the best baseline, data profiles",
+    )
+    _add_report_options(board)
+    board.add_argument("--baselines", type=Path, action="append", metavar="FOLDER",
+                       help="rank the runs with the agents of this published folder (e.g. "
+                            "docs/data; repeatable) on the runs' panels, labelled agent@commit")  # fmt: skip
+    board.add_argument("--out", type=Path, help="write the markdown page here")
+    board.add_argument("--figure", type=Path, help="write the data profiles here (a PNG)")
+    board.set_defaults(func=_cmd_leaderboard)
     publish = sub.add_parser("publish", help="write the published tables (runs, steps, README)")
     _add_report_options(publish)
     publish.add_argument("--out", type=Path, required=True, help="a folder, e.g. docs/data")

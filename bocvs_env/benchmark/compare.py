@@ -291,14 +291,8 @@ def compare_baselines(
         raise ValueError(f"agent {agent!r} has no runs here; agents: {present}")
     names = [agent] if agent is not None else present
     settings = {(Panel.of(r), _options(r)) for r in runs}
-    relabelled: list[StoredRun] = []
-    for archive in baselines:
-        for r in archive:
-            if reference is not None and r.config.agent != reference:
-                continue
-            if (Panel.of(r), _options(r)) in settings:
-                label = f"{r.config.agent}@{short_commit(r.provenance)}"
-                relabelled.append(replace(r, config=replace(r.config, agent=label)))
+    wanted = [r for archive in baselines for r in archive if reference in (None, r.config.agent)]
+    relabelled = [r for r in as_baselines(wanted) if (Panel.of(r), _options(r)) in settings]
     references = sorted({r.config.agent for r in relabelled})
     both = [*runs, *relabelled]
     out = [  # the archives' seeds that the user did not run are expected, and not listed
@@ -315,6 +309,16 @@ def compare_baselines(
             + " with the same problem options: run the baselines' panels and seeds"
         )
     return sorted(out, key=lambda c: c.panel)
+
+
+def as_baselines(runs: Sequence[StoredRun]) -> list[StoredRun]:
+    """``runs`` with each agent named ``<agent>@<commit>``, its code's commit
+    (:func:`~bocvs_env.benchmark.versions.short_commit`): the agents of a baseline archive,
+    kept apart from the user's agents of the same name."""
+    return [
+        replace(r, config=replace(r.config, agent=f"{r.config.agent}@{short_commit(r.provenance)}"))
+        for r in runs
+    ]
 
 
 def _options(run: StoredRun) -> str:
