@@ -57,6 +57,7 @@ from typing import TYPE_CHECKING, Any
 
 from bocvs_env.benchmark.config import PRESETS, SweepConfig, preset
 from bocvs_env.benchmark.stats import BOOTSTRAP_SEED, LEVEL, RESAMPLES
+from bocvs_env.registration import problem_listing
 
 # The store, the executors and the runs import torch (about 2 s): each command imports them
 # when it runs, so that ``bocvs --help`` and argument errors answer at once.
@@ -116,7 +117,7 @@ def _add_sweep_options(p: argparse.ArgumentParser) -> None:
     g.add_argument("--config", type=Path, help="a sweep config file (.toml or .json)")
     g.add_argument("--sweep", help="a sweep recorded in the store, by name")
     g.add_argument("--name", help="the sweep's name in the store")
-    g.add_argument("--problems", nargs="+")
+    g.add_argument("--problems", nargs="+", help="problem names (bocvs run --help lists them)")
     g.add_argument("--cost-sets", nargs="+")
     g.add_argument("--variances", nargs="+", type=float)
     g.add_argument("--budgets", nargs="+", type=float)
@@ -285,9 +286,11 @@ def _cmd_run(args: argparse.Namespace) -> int:
         print(f"bocvs run: no table or plots: {err}", file=sys.stderr)
         runs = []
     if runs:
-        from bocvs_env.benchmark.tables import summary_markdown
+        from bocvs_env.benchmark.tables import summary_markdown, takeaway
 
         print(summary_markdown(runs))
+        for line in takeaway(runs):
+            print(line + "\n")
         if not args.no_plot:
             paths = _save_figures(runs, _plot_dir(args, sweep))
             print(f"plot: {paths[0]}")
@@ -508,7 +511,7 @@ def build_parser() -> argparse.ArgumentParser:
     run = sub.add_parser(
         "run",
         help="run a sweep (resumes: skips runs already in the store)",
-        epilog=EPILOG,
+        epilog=problem_listing(markdown=False) + "\n\n" + EPILOG,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     _add_sweep_options(run)

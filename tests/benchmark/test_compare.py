@@ -228,3 +228,17 @@ def test_compare_with_published_baselines_reads_them_in_place(
     assert main(["table", "--store", str(mine)]) == 0  # the store holds one version still
     assert main([*argv[:-2], "--against", str(two_agent_store)]) == 2
     assert "not both" in capsys.readouterr().err
+
+
+def test_the_takeaway_names_the_lowest_agent_the_gaps_and_verdicts() -> None:
+    from bocvs_env.benchmark.tables import takeaway
+
+    runs = win_and_tie_runs("a", "b") + [hand_run("c", s, [0.2]) for s in range(3)]
+    cheap, moderate = takeaway(runs)
+    assert cheap == (
+        "Takeaway, hartmann3 · cheap · var 0.02 · C=10: a ends lowest (final simple regret "
+        "0.1, mean of 3 seeds), 0.4 below b (paired 95% interval [-0.4, -0.4]: win), 0.7 "
+        "below c (paired 95% interval [-0.7, -0.7]: win)."
+    )
+    assert moderate.startswith("Takeaway, hartmann3 · moderate · var 0.02 · C=10: a ends lowest")
+    assert "0 below b (paired 95% interval [" in moderate and "]: tie)." in moderate
