@@ -51,3 +51,7 @@ page docs/agents/fetc_expensive_queries.md \
 # FETC's bounds of the value against its averaged bounds, on the development settings.
 page docs/agents/fetc_value_bounds.md bocvs compare --data "$data" --sweep fetc_value_bounds \
     --agent fetc --metrics final area evaluations
+
+# Every published agent ranked against those that ran the same panels, with data profiles.
+# (the page is written only once it is computed: a refused command leaves it as it was)
+bocvs leaderboard --data "$data" --out docs/leaderboard.md --figure docs/leaderboard.png

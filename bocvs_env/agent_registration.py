@@ -45,6 +45,16 @@ def is_import_path(name: str) -> bool:
     return ":" in name
 
 
+def is_builtin(name: str) -> bool:
+    """Whether agent ``name`` is one of bocvs's own: registered by the ``bocvs`` distribution
+    (not by another one, and not an import path)."""
+    base = base_name(name)
+    for ep in entry_points(group=ENTRY_POINT_GROUP):
+        if ep.name == base:
+            return ep.dist is not None and ep.dist.name == "bocvs"
+    return False
+
+
 def base_name(name: str) -> str:
     """``name`` without its variant label: ``"etc@fast"`` -> ``"etc"``.
 

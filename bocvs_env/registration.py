@@ -11,7 +11,8 @@ from typing import Any
 
 import gymnasium as gym
 
-from bocvs_env.problems.registry import PROBLEMS
+from bocvs_env.problems.costs import COST_SETS
+from bocvs_env.problems.registry import PROBLEMS, ProblemInfo
 
 #: The version of every id (see ``BOCVSEnv``'s Version History).
 VERSION = 1
@@ -61,3 +62,41 @@ def register_envs() -> None:
                 kwargs=kwargs,
                 disable_env_checker=False,
             )
+
+
+def _row(p: ProblemInfo) -> list[str]:
+    """A problem's line of :func:`problem_listing`: its name, ids, description, ``d``, default
+    budget, the cost sets it takes (those with one mean per control set) and its variances."""
+    presets = [f"`{i}` ({', '.join(f'{v}' for v in kw.values())} costs)"
+               for i, (name, kw) in PRESETS.items() if name == p.name]  # fmt: skip
+    ids = ", ".join([f"`bocvs/{p.env_name}-v{VERSION}`", *presets])
+    data = " (needs data)" if p.needs_data else ""
+    d = 1 + max(max(s) for s in p.control_sets)
+    cost_sets = [c for c, means in COST_SETS.items() if len(means) == len(p.control_sets)]
+    return [f"`{p.name}`", ids, p.description + data, str(d), f"{p.default_budget:g}",
+            ", ".join(cost_sets), VARIANCES]  # fmt: skip
+
+
+#: The input variances every problem takes (``BOCVSEnv``'s ``variance``: a truncated normal's
+#: variance, below the uniform's 1/12).
+VARIANCES = "any in (0, 1/12); the papers: 0.02, 0.04, 0.08"
+#: The listing's columns.
+LISTING_HEAD = ("problem (`--problems`)", "gymnasium id", "what", "d", "default budget",
+                "cost sets", "variances")  # fmt: skip
+
+
+def problem_listing(markdown: bool = True) -> str:
+    """Every built-in problem beside its gymnasium ids, with the cost sets and input variances
+    it takes, from :data:`~bocvs_env.problems.registry.PROBLEMS`: a markdown table (the
+    README's), or plain lines (``bocvs run --help``)."""
+    rows = [_row(p) for p in PROBLEMS.values()]
+    if markdown:
+        lines = ["| " + " | ".join(LISTING_HEAD) + " |", "| --- " * len(LISTING_HEAD) + "|"]
+        return "\n".join(lines + ["| " + " | ".join(r) + " |" for r in rows])
+    width = max(len(r[0]) for r in rows)
+    text = [f"  {r[0].strip('`'):<{width}} {r[1].replace('`', '')}; {r[2].replace('`', '')}; "
+            f"d={r[3]}, default budget {r[4]}; cost sets {r[5]}" for r in rows]  # fmt: skip
+    return "\n".join(
+        ["problems (--problems NAME; its gymnasium ids; d; cost sets it takes):", *text,
+         f"  variances (--variances), every problem: {VARIANCES}"]
+    )  # fmt: skip

@@ -13,12 +13,16 @@ Examples::
     bocvs export --out runs.parquet --level runs   # all runs of the store
     bocvs compare --sweep paper --agent etc        # paired intervals, win / tie / loss
     bocvs compare --sweep grid --against old.db    # each agent against its runs in old.db
+    bocvs compare --baselines docs/data            # every agent against the published ones
+    bocvs leaderboard --data docs/data             # ranks, W/T/L, data profiles (--figure)
     bocvs publish --sweep paper --out docs/data    # the published tables the docs read
     bocvs table --data docs/data --sweep paper     # reports from published tables
 
 A sweep is a preset, a config file (``.toml``/``.json``, see :mod:`bocvs_env.benchmark.config`)
-or flags; flags override a preset's or a file's fields. ``plot``, ``table`` and ``export`` take
-the sweep's runs, the runs of a recorded sweep (``--sweep``), or else every run in the store.
+or flags; flags override a preset's or a file's fields. The reports (``plot``, ``table``,
+``export``, ``compare``, ``leaderboard``) take the sweep's runs, the runs of a recorded sweep
+(``--sweep``), with flags alone every run matching each flag given (an axis without a flag is
+not filtered: every agent, seed, cost set ... present), or else every run in the store.
 
 A sweep's recorded definition is replaced only from its config file or by extending it with
 ``--sweep NAME`` and flags. A sweep built from flags (or a preset changed by flags) without
@@ -41,6 +45,7 @@ from __future__ import annotations
 
 import argparse
 import csv
+import functools
 import json
 import os
 import sqlite3
@@ -52,11 +57,14 @@ from typing import TYPE_CHECKING, Any
 
 from bocvs_env.benchmark.config import PRESETS, SweepConfig, preset
 from bocvs_env.benchmark.stats import BOOTSTRAP_SEED, LEVEL, RESAMPLES
+from bocvs_env.registration import problem_listing
 
 # The store, the executors and the runs import torch (about 2 s): each command imports them
 # when it runs, so that ``bocvs --help`` and argument errors answer at once.
 if TYPE_CHECKING:
+    from bocvs_env.benchmark.compare import PairedComparison
     from bocvs_env.benchmark.published import PublishedRuns
+    from bocvs_env.benchmark.selection import RunFilter
     from bocvs_env.benchmark.store import ResultStore, StoredRun
 
 DEFAULT_STORE = Path("results") / "bocvs.db"
@@ -109,7 +117,7 @@ def _add_sweep_options(p: argparse.ArgumentParser) -> None:
     g.add_argument("--config", type=Path, help="a sweep config file (.toml or .json)")
     g.add_argument("--sweep", help="a sweep recorded in the store, by name")
     g.add_argument("--name", help="the sweep's name in the store")
-    g.add_argument("--problems", nargs="+")
+    g.add_argument("--problems", nargs="+", help="problem names (bocvs run --help lists them)")
     g.add_argument("--cost-sets", nargs="+")
     g.add_argument("--variances", nargs="+", type=float)
     g.add_argument("--budgets", nargs="+", type=float)
@@ -189,14 +197,37 @@ def _check_name(args: argparse.Namespace, sweep: SweepConfig, store: ResultStore
         )
 
 
-def _report_runs(args: argparse.Namespace) -> tuple[list[StoredRun], SweepConfig | None]:
+def _selection(
+    args: argparse.Namespace, source: ResultStore | PublishedRuns
+) -> SweepConfig | RunFilter | None:
+    """What a report reads: a preset's, a config file's or a recorded sweep's runs (changed by
+    flags), or, with flags alone, every run matching each flag given
+    (:class:`~bocvs_env.benchmark.selection.RunFilter`: every agent, seed, ... present by
+    default); ``None`` for every run."""
+    if any(s is not None for s in (args.preset, args.config, args.sweep)):
+        return _sweep(args, source)
+    from bocvs_env.benchmark.selection import RunFilter
+
+    axes = (args.problems, args.cost_sets, args.variances, args.budgets, args.agents)
+    seeds = args.seeds
+    if all(v is None for v in axes) and seeds is None:
+        return None
+    if isinstance(seeds, int):
+        seeds = range(seeds)
+    return RunFilter.of(*axes, seeds=seeds)
+
+
+def _report_runs(
+    args: argparse.Namespace,
+) -> tuple[list[StoredRun], SweepConfig | RunFilter | None]:
     """The runs a report command selects (store or ``--data``), of one code version."""
     from bocvs_env.benchmark.published import read_runs
 
-    return read_runs(args.data or args.store, lambda s: _sweep(args, s), args.allow_mixed_versions)
+    choose = functools.partial(_selection, args)
+    return read_runs(args.data or args.store, choose, args.allow_mixed_versions)
 
 
-def _plot_dir(args: argparse.Namespace, sweep: SweepConfig | None) -> Path:
+def _plot_dir(args: argparse.Namespace, sweep: SweepConfig | RunFilter | None) -> Path:
     """``--out``, else the sweep's folder beside the store or the ``--data`` folder read (a
     sweep's name is never a path)."""
     source = getattr(args, "data", None) or args.store
@@ -207,7 +238,12 @@ def _cmd_run(args: argparse.Namespace) -> int:
     from bocvs_env.benchmark.executors import make_executor
     from bocvs_env.benchmark.progress import SweepProgress, progress_mode
     from bocvs_env.benchmark.store import ResultStore
-    from bocvs_env.benchmark.sweep import check_sweep, pending_runs, run_sweep
+    from bocvs_env.benchmark.sweep import (
+        check_outside_agents,
+        check_sweep,
+        pending_runs,
+        run_sweep,
+    )
     from bocvs_env.benchmark.versions import MixedVersionsError, check_one_version, check_resumable
 
     if args.sweep is not None:  # resume a recorded sweep: its store must exist
@@ -218,6 +254,12 @@ def _cmd_run(args: argparse.Namespace) -> int:
     if sweep is None:
         raise ValueError("bocvs run needs a sweep: --preset, --config or --problems ...")
     check_sweep(sweep)  # whole, before the store is created or written
+    check_outside_agents(sweep)  # a short episode of each agent not of bocvs's own
+    if args.baselines:
+        from bocvs_env.benchmark.published import PublishedRuns
+
+        for folder in args.baselines:  # a wrong folder fails now, not after the sweep
+            PublishedRuns(folder)
     labels = {c.key(): c.label() for c in sweep.runs()}
     shown = SweepProgress(sweep.name, labels, progress_mode(args.quiet))
     with ResultStore(args.store) as store:
@@ -244,13 +286,17 @@ def _cmd_run(args: argparse.Namespace) -> int:
         print(f"bocvs run: no table or plots: {err}", file=sys.stderr)
         runs = []
     if runs:
-        from bocvs_env.benchmark.tables import summary_markdown
+        from bocvs_env.benchmark.tables import summary_markdown, takeaway
 
         print(summary_markdown(runs))
+        for line in takeaway(runs):
+            print(line + "\n")
         if not args.no_plot:
             paths = _save_figures(runs, _plot_dir(args, sweep))
             print(f"plot: {paths[0]}")
             print(f"other plots: {', '.join(str(p) for p in paths[1:])}")
+        if args.baselines:
+            print("\n" + _baselines_report(runs, args.baselines, args.allow_mixed_versions)[0])
     if report.failed:
         config, error = report.failed[0]
         print(f"{len(report.failed)} runs failed; the first, {config.label()}:\n{error}",
@@ -307,10 +353,14 @@ def _cmd_table(args: argparse.Namespace) -> int:
     from bocvs_env.benchmark.tables import summary_markdown
 
     runs, _ = _report_runs(args)
-    text = summary_markdown(runs)
-    if args.out is not None:
-        args.out.write_text(text)
-        print(args.out)
+    return _emit(summary_markdown(runs), args.out)
+
+
+def _emit(text: str, out: Path | None) -> int:
+    """Write a report to ``out`` and print its path, or print it; exit status 0."""
+    if out is not None:
+        out.write_text(text)
+        print(out)
     else:
         print(text)
     return 0
@@ -325,6 +375,43 @@ def _cmd_export(args: argparse.Namespace) -> int:
     return 0
 
 
+#: How runs of two code versions pair up, said under a comparison with published baselines.
+PAIRING_NOTE = (
+    "Runs pair by panel and seed: a seed fixes the function instance and the initial design on "
+    "any machine, so runs of different commits and machines pair up validly; bit-identical "
+    "traces are not expected across kinds of CPU. The baselines' seeds that your runs lack are left "
+    "out."
+)
+
+
+def _baselines_report(
+    runs: Sequence[StoredRun],
+    folders: Sequence[Path],
+    allow_mixed: bool,
+    agent: str | None = None,
+    reference: str | None = None,
+    metrics: Sequence[str] = ("final", "area"),
+    resamples: int = RESAMPLES,
+    level: float = LEVEL,
+    bootstrap_seed: int = BOOTSTRAP_SEED,
+) -> tuple[str, list[PairedComparison]]:
+    """The agents of ``runs`` against every agent of the published ``folders`` (read in place,
+    on the panels of ``runs`` only): the markdown report and its comparisons."""
+    from bocvs_env.benchmark.compare import compare_baselines, comparison_markdown
+    from bocvs_env.benchmark.panels import Panel
+    from bocvs_env.benchmark.published import baseline_runs
+    from bocvs_env.benchmark.versions import sides_line
+
+    panels = {Panel.of(r) for r in runs}
+    agents = None if reference is None else [reference]
+    archives = [baseline_runs(f, panels, agents, allow_mixed) for f in folders]
+    comparisons = compare_baselines(runs, archives, agent, reference, metric_names=metrics,
+                                    n_resamples=resamples, level=level, seed=bootstrap_seed)  # fmt: skip
+    theirs = [r.provenance for archive in archives for r in archive]
+    head = sides_line((r.provenance for r in runs), theirs) + "\n\n" + PAIRING_NOTE + "\n\n"
+    return head + comparison_markdown(comparisons), comparisons
+
+
 def _cmd_compare(args: argparse.Namespace) -> int:
     from bocvs_env.benchmark.compare import compare_runs, compare_versions, comparison_markdown
     from bocvs_env.benchmark.published import open_runs
@@ -332,7 +419,14 @@ def _cmd_compare(args: argparse.Namespace) -> int:
 
     runs, _ = _report_runs(args)
     others: list[StoredRun] = []
-    if args.against is None:
+    if args.baselines:
+        if args.against is not None:
+            raise ValueError("give --baselines or --against, not both")
+        text, comparisons = _baselines_report(
+            runs, args.baselines, args.allow_mixed_versions, args.agent, args.reference,
+            args.metrics, args.resamples, args.level, args.bootstrap_seed,
+        )  # fmt: skip
+    elif args.against is None:
         comparisons = compare_runs(runs, args.agent, args.reference, args.metrics,
                                    args.resamples, args.level, args.bootstrap_seed)  # fmt: skip
     else:
@@ -346,8 +440,9 @@ def _cmd_compare(args: argparse.Namespace) -> int:
         agents = None if args.agent is None else [args.agent]
         comparisons = compare_versions(runs, others, tag, agents, args.metrics, args.resamples,
                                        args.level, args.bootstrap_seed)  # fmt: skip
-    text = versions_line(r.provenance for r in [*runs, *others]) + "\n\n"
-    text += comparison_markdown(comparisons)
+    if not args.baselines:
+        text = versions_line(r.provenance for r in [*runs, *others]) + "\n\n"
+        text += comparison_markdown(comparisons)
     if args.json is not None:
         args.json.write_text(json.dumps([c.row() for c in comparisons], indent=1) + "\n")
     if args.csv is not None:
@@ -358,6 +453,39 @@ def _cmd_compare(args: argparse.Namespace) -> int:
             writer.writerows(rows)
     print(text)
     return 0
+
+
+def _cmd_leaderboard(args: argparse.Namespace) -> int:
+    from bocvs_env.benchmark.compare import as_baselines
+    from bocvs_env.benchmark.leaderboard import (
+        leaderboard,
+        leaderboard_markdown,
+        save_profile_figure,
+    )
+    from bocvs_env.benchmark.panels import Panel
+    from bocvs_env.benchmark.published import baseline_runs
+    from bocvs_env.benchmark.versions import sides_line, versions_line
+
+    runs, _ = _report_runs(args)
+    head = versions_line(r.provenance for r in runs)
+    baselines = None
+    if args.baselines:
+        panels = {Panel.of(r) for r in runs}
+        theirs = as_baselines(
+            [r for f in args.baselines for r in baseline_runs(f, panels, None,
+                                                                args.allow_mixed_versions)]
+        )  # fmt: skip
+        baselines = sorted({r.config.agent for r in theirs})
+        head = sides_line((r.provenance for r in runs), (r.provenance for r in theirs))
+        head += "\n\n" + PAIRING_NOTE
+        runs = [*runs, *theirs]
+    groups = leaderboard(runs, baselines)
+    figure = None
+    if args.figure is not None:
+        save_profile_figure(groups, args.figure)
+        where = args.out.parent if args.out is not None else Path.cwd()
+        figure = os.path.relpath(args.figure, where)
+    return _emit(leaderboard_markdown(groups, head, figure, baselines is not None), args.out)
 
 
 def _cmd_publish(args: argparse.Namespace) -> int:
@@ -383,7 +511,7 @@ def build_parser() -> argparse.ArgumentParser:
     run = sub.add_parser(
         "run",
         help="run a sweep (resumes: skips runs already in the store)",
-        epilog=EPILOG,
+        epilog=problem_listing(markdown=False) + "\n\n" + EPILOG,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     _add_sweep_options(run)
@@ -393,6 +521,10 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--out", type=Path, help="plot folder (default: the sweep's name beside "
                      "the store)")  # fmt: skip
     run.add_argument("--no-plot", action="store_true", help="skip the plots")
+    run.add_argument("--baselines", type=Path, action="append", metavar="FOLDER",
+                     help="end with the paired comparison of the sweep's agents with every "
+                          "agent of this published folder (e.g. docs/data; repeatable) on the "
+                          "panels the sweep ran, as bocvs compare --baselines")  # fmt: skip
     run.add_argument("--allow-mixed-versions", action="store_true",
                      help="add runs to a sweep whose stored runs another code version made")  # fmt: skip
     run.add_argument(
@@ -426,6 +558,10 @@ def build_parser() -> argparse.ArgumentParser:
     compare.add_argument("--against", type=Path, metavar="STORE",
                          help="compare each agent with its own runs in this store (or folder of "
                               "bocvs publish), e.g. of an earlier commit, labelled agent@commit")  # fmt: skip
+    compare.add_argument("--baselines", type=Path, action="append", metavar="FOLDER",
+                         help="compare every agent of the runs with every agent of this "
+                              "published folder (e.g. docs/data; repeatable), on the panels and "
+                              "seeds both ran, labelled agent@commit; read in place")  # fmt: skip
     compare.add_argument("--metrics", nargs="+", default=["final", "area"],
                          help="final (simple regret), area (under simple regret / budget), "
                          "evaluations, costliest_share, target_share (spend on i*)")  # fmt: skip
@@ -435,6 +571,17 @@ def build_parser() -> argparse.ArgumentParser:
     compare.add_argument("--json", type=Path, help="also write the rows as JSON here")
     compare.add_argument("--csv", type=Path, help="also write the rows as CSV here")
     compare.set_defaults(func=_cmd_compare)
+    board = sub.add_parser(
+        "leaderboard",
+        help="mean ranks over shared panels, W/T/L against the best baseline, data profiles",
+    )
+    _add_report_options(board)
+    board.add_argument("--baselines", type=Path, action="append", metavar="FOLDER",
+                       help="rank the runs with the agents of this published folder (e.g. "
+                            "docs/data; repeatable) on the runs' panels, labelled agent@commit")  # fmt: skip
+    board.add_argument("--out", type=Path, help="write the markdown page here")
+    board.add_argument("--figure", type=Path, help="write the data profiles here (a PNG)")
+    board.set_defaults(func=_cmd_leaderboard)
     publish = sub.add_parser("publish", help="write the published tables (runs, steps, README)")
     _add_report_options(publish)
     publish.add_argument("--out", type=Path, required=True, help="a folder, e.g. docs/data")

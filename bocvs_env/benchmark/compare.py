@@ -28,11 +28,17 @@ alphabetically first minus the second).
 :func:`compare_versions` compares each agent with itself as run by another code version (e.g.
 the runs of an earlier commit, from another store): the other runs are labelled
 ``<agent>@<commit>`` and every agent is paired with its own other version.
+:func:`compare_baselines` compares each agent with every agent of published archives (their
+runs labelled ``<agent>@<commit>`` too), on the panels and seeds both ran. A seed fixes the
+function instance and the initial design on any machine, so runs of
+different commits and machines pair up; bit-identical traces are not expected across kinds of
+CPU, which is why each side is checked to be one code version by itself and both are named.
 """
 
 from __future__ import annotations
 
 import itertools
+import json
 from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
@@ -51,6 +57,7 @@ from bocvs_env.benchmark.stats import (
     paired_bootstrap,
 )
 from bocvs_env.benchmark.store import StoredRun
+from bocvs_env.benchmark.versions import short_commit
 from bocvs_env.evaluation import EpisodeRecord
 
 
@@ -250,6 +257,73 @@ def compare_versions(
         for name in names
         for c in compare_runs(both, name, f"{name}@{tag}", metric_names, n_resamples, level, seed)
     ]
+
+
+def compare_baselines(
+    runs: Sequence[StoredRun],
+    baselines: Sequence[Sequence[StoredRun]],
+    agent: str | None = None,
+    reference: str | None = None,
+    **options: Any,
+) -> list[PairedComparison]:
+    """Every agent of ``runs`` (or ``agent``) against every agent of each baseline archive (or
+    ``reference``, a baseline agent's published name): :func:`compare_runs`, panel by panel.
+
+    A baseline agent is labelled ``<agent>@<commit>`` (its archive's code,
+    :func:`~bocvs_env.benchmark.versions.short_commit`), so that it never merges with an agent
+    of ``runs`` of the same name. A baseline run pairs with a run of ``runs`` of the same panel
+    and seed made with the same problem options (noise, initial points); the others are left
+    out.
+
+    Args:
+        runs: the user's runs.
+        baselines: the runs of each archive (each of one code version).
+        agent: the user's agent to compare (``None``: each of them).
+        reference: the baseline agent to compare with (``None``: each of them).
+        **options: :func:`compare_runs`'s ``metric_names``, ``n_resamples``, ``level``,
+            ``seed``.
+
+    Raises:
+        ValueError: when no panel holds an agent of ``runs`` and a baseline agent.
+    """
+    present = sorted({r.config.agent for r in runs})
+    if agent is not None and agent not in present:
+        raise ValueError(f"agent {agent!r} has no runs here; agents: {present}")
+    names = [agent] if agent is not None else present
+    settings = {(Panel.of(r), _options(r)) for r in runs}
+    wanted = [r for archive in baselines for r in archive if reference in (None, r.config.agent)]
+    relabelled = [r for r in as_baselines(wanted) if (Panel.of(r), _options(r)) in settings]
+    references = sorted({r.config.agent for r in relabelled})
+    both = [*runs, *relabelled]
+    out = [  # the archives' seeds that the user did not run are expected, and not listed
+        replace(c, unpaired={left: c.unpaired[left]})
+        for left in names
+        for right in references
+        for c in compare_runs(both, left, right, **options)
+        if c.seeds
+    ]
+    if not out:
+        raise ValueError(
+            f"no panel and seed has runs of {names} and of the baselines"
+            + (f" {[reference]}" if reference is not None else "")
+            + " with the same problem options: run the baselines' panels and seeds"
+        )
+    return sorted(out, key=lambda c: c.panel)
+
+
+def as_baselines(runs: Sequence[StoredRun]) -> list[StoredRun]:
+    """``runs`` with each agent named ``<agent>@<commit>``, its code's commit
+    (:func:`~bocvs_env.benchmark.versions.short_commit`): the agents of a baseline archive,
+    kept apart from the user's agents of the same name."""
+    return [
+        replace(r, config=replace(r.config, agent=f"{r.config.agent}@{short_commit(r.provenance)}"))
+        for r in runs
+    ]
+
+
+def _options(run: StoredRun) -> str:
+    """A run's problem options as a canonical string (runs pair only with equal options)."""
+    return json.dumps(dict(run.config.problem_options), sort_keys=True)
 
 
 def tally(comparisons: Sequence[PairedComparison]) -> dict[tuple[str, str, str], Counter[str]]:

@@ -30,10 +30,12 @@ import numpy as np
 
 from bocvs_env.benchmark.config import CONFIG_VERSION, RunConfig, SweepConfig
 from bocvs_env.benchmark.export import PROVENANCE_COLUMNS, require_pandas, runs_frame
+from bocvs_env.benchmark.panels import Panel
 from bocvs_env.benchmark.runner import RunResult
+from bocvs_env.benchmark.selection import RunFilter
 from bocvs_env.benchmark.stats import BOOTSTRAP_SEED, LEVEL, RESAMPLES
 from bocvs_env.benchmark.store import ResultStore, StoredRun
-from bocvs_env.benchmark.versions import check_one_version
+from bocvs_env.benchmark.versions import MixedVersionsError, check_one_version
 from bocvs_env.evaluation import EpisodeRecord
 
 RUNS_FILE = "runs.parquet"
@@ -331,27 +333,41 @@ class PublishedRuns:
     def __len__(self) -> int:
         return len(self._keys)
 
-    def runs(self, keys: Iterable[str] | None = None) -> list[StoredRun]:
-        """The published runs, in published order; only those whose digest is in ``keys``.
+    def runs(
+        self, keys: Iterable[str] | None = None, where: RunFilter | None = None
+    ) -> list[StoredRun]:
+        """The published runs, in published order; only those whose digest is in ``keys`` and
+        that ``where`` keeps, if given. The runs are selected in ``runs.parquet`` first, and
+        only their rows of ``steps.parquet`` are read (a filter on ``key``), so that a few
+        panels of a large folder cost a fraction of the whole.
 
         Raises:
             ValueError: if a table lacks one of its documented columns, naming the file, or a
                 row's configuration does not give its ``key`` (a tampered row).
         """
         pd = require_pandas()
+        import pyarrow.parquet as pq
+
         frame = pd.read_parquet(self.path / RUNS_FILE)
-        steps = pd.read_parquet(self.path / STEPS_FILE)
-        for name, table, documented in (
-            (RUNS_FILE, frame, RUN_COLUMNS),
-            (STEPS_FILE, steps, STEP_COLUMNS),
+        step_columns = pq.read_schema(self.path / STEPS_FILE).names
+        for name, columns, documented in (
+            (RUNS_FILE, list(frame.columns), RUN_COLUMNS),
+            (STEPS_FILE, step_columns, STEP_COLUMNS),
         ):
-            missing = [c for c in documented if "<i>" not in c and c not in table.columns]
+            missing = [c for c in documented if "<i>" not in c and c not in columns]
             if missing:
                 raise ValueError(f"{self.path / name} lacks the columns {missing}")
         if keys is not None:
             frame = frame[frame["key"].isin(set(keys))]
+        if where is not None:
+            frame = frame[where.mask(frame)]
+        wanted = sorted(set(frame["key"].astype(str)))
+        if not wanted:
+            return []
+        steps = pq.read_table(
+            self.path / STEPS_FILE, columns=list(STEP_COLUMNS), filters=[("key", "in", wanted)]
+        ).to_pandas()
         steps["key"] = steps["key"].astype(str)
-        steps = steps[steps["key"].isin(set(frame["key"]))]
         by_key = {k: g.sort_values("step") for k, g in steps.groupby("key", sort=False)}
         empty = steps.iloc[:0]
         return [_stored_run(row, by_key.get(row["key"], empty)) for row in frame.to_dict("records")]
@@ -437,12 +453,13 @@ def _within(sweep: SweepConfig, axis: str, wanted: Sequence[Any] | None) -> list
 
 def read_runs(
     path: str | Path,
-    choose: Callable[[ResultStore | PublishedRuns], SweepConfig | None],
+    choose: Callable[[ResultStore | PublishedRuns], SweepConfig | RunFilter | None],
     allow_mixed: bool = False,
-) -> tuple[list[StoredRun], SweepConfig | None]:
+) -> tuple[list[StoredRun], SweepConfig | RunFilter | None]:
     """The runs every report reads: those of the sweep that ``choose`` picks in the store or
-    published folder at ``path`` (by :meth:`~bocvs_env.benchmark.config.SweepConfig.keys`; all
-    runs if it picks ``None``), of one code version unless ``allow_mixed``; and that sweep.
+    published folder at ``path`` (by :meth:`~bocvs_env.benchmark.config.SweepConfig.keys`),
+    or those its filter keeps (:class:`~bocvs_env.benchmark.selection.RunFilter`), or all
+    runs if it picks ``None``; of one code version unless ``allow_mixed``; and that choice.
 
     Raises:
         FileNotFoundError, StoreError: nothing at ``path``, or not a store or published folder.
@@ -450,13 +467,51 @@ def read_runs(
         MixedVersionsError: runs of several code versions (one line, naming them).
     """
     with open_runs(path) as source:
-        sweep = choose(source)
-        runs = source.runs(None if sweep is None else sweep.keys())
+        chosen = choose(source)
+        runs = select_runs(source, chosen)
     if not runs:
-        what = f"sweep {sweep.name!r}" if sweep is not None else "the store"
+        what = "the store" if chosen is None else "the selection"
+        if isinstance(chosen, SweepConfig):
+            what = f"sweep {chosen.name!r}"
         raise ValueError(f"no recorded runs for {what} in {path}")
     check_one_version([r.provenance for r in runs], allow_mixed)
-    return runs, sweep
+    return runs, chosen
+
+
+def select_runs(
+    source: ResultStore | PublishedRuns, chosen: SweepConfig | RunFilter | None
+) -> list[StoredRun]:
+    """The runs of ``source`` that a sweep (by its keys) or a filter selects; all for ``None``.
+    A published folder reads the steps of the selected runs only."""
+    if isinstance(chosen, SweepConfig):
+        return source.runs(chosen.keys())
+    if isinstance(source, PublishedRuns):
+        return source.runs(where=chosen)
+    runs = source.runs()
+    return runs if chosen is None else [r for r in runs if chosen.matches(r.config)]
+
+
+def baseline_runs(
+    folder: str | Path,
+    panels: Iterable[Panel],
+    agents: Iterable[str] | None = None,
+    allow_mixed: bool = False,
+) -> list[StoredRun]:
+    """The runs of a published folder (an archive of baselines, read in place) on ``panels``,
+    of ``agents`` (``None``: every agent), of one code version unless ``allow_mixed``; only
+    those runs' steps are read.
+
+    Raises:
+        FileNotFoundError: if ``folder`` is not a published folder.
+        MixedVersionsError: runs of several code versions, naming the folder.
+    """
+    source = PublishedRuns(folder)
+    runs = source.runs(where=RunFilter.of(panels=panels, agents=agents))
+    try:
+        check_one_version([r.provenance for r in runs], allow_mixed)
+    except MixedVersionsError as err:
+        raise MixedVersionsError(f"baselines {folder}: {err}") from None
+    return runs
 
 
 def recorded_sweep(source: ResultStore | PublishedRuns, name: str) -> SweepConfig:

@@ -13,10 +13,12 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
+from bocvs_env.agent import AgentCheckError, check_agent
 from bocvs_env.agent_registration import (
     accepted_params,
     agent_class,
     base_name,
+    is_builtin,
     is_import_path,
     make_agent,
     registered_agents,
@@ -27,6 +29,8 @@ from bocvs_env.benchmark.executors import Executor, Outcome, ProgressFn
 from bocvs_env.benchmark.runner import agent_arguments, check_privileged
 from bocvs_env.benchmark.store import ResultStore
 from bocvs_env.env import BOCVSEnv
+from bocvs_env.problems.registry import PROBLEMS
+from bocvs_env.registration import VERSION
 
 
 class HasRuns(Protocol):
@@ -148,6 +152,30 @@ def check_sweep(sweep: SweepConfig) -> None:
                 make_agent(agent, **agent_arguments(run, env))
             except (ValueError, TypeError, OSError) as err:
                 raise ValueError(f"{where}: agent {agent!r}: {err}") from err
+
+
+def check_outside_agents(sweep: SweepConfig) -> None:
+    """Check each agent of the sweep that is not one of bocvs's own (an import path, or a name
+    another distribution registers) with :func:`bocvs_env.agent.check_agent`, once, on a short
+    episode of the sweep's first setting for it, so that a broken agent fails before the sweep
+    starts rather than in every worker.
+
+    Raises:
+        ValueError: naming the agent and what to change.
+    """
+    first: dict[str, RunConfig] = {}
+    for config in sweep.runs():
+        if not is_builtin(config.agent):
+            first.setdefault(config.agent, config)
+    for agent, config in first.items():
+        kwargs = config.env_kwargs()
+        env_id = f"bocvs/{PROBLEMS[kwargs.pop('problem')].env_name}-v{VERSION}"
+        env = BOCVSEnv(**config.env_kwargs(), privileged_info=False)
+        built = make_agent(agent, **agent_arguments(config, env))
+        try:
+            check_agent(built, env_id=env_id, seed=config.seed, **kwargs)
+        except AgentCheckError as err:
+            raise ValueError(f"sweep {sweep.name!r}: {err}") from err
 
 
 def run_sweep(

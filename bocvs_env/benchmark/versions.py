@@ -125,6 +125,15 @@ def versions_line(provenances: Iterable[Mapping[str, Any]]) -> str:
     return f"Runs of {len(counts)} code versions, {_listed(counts, unit='')}."
 
 
+def sides_line(mine: Iterable[Mapping[str, Any]], baselines: Iterable[Mapping[str, Any]]) -> str:
+    """The code versions of both sides of a comparison with published baselines, given their
+    runs' provenances, in one line: ``"Your runs: 1a2b3c4 (numpy ...): 5 runs; baselines:
+    552ba3d (numpy ...): 70 runs."`` (different versions across the sides are expected)."""
+    mine_counts = Counter(code_version(p) for p in mine)
+    base_counts = Counter(code_version(p) for p in baselines)
+    return f"Your runs: {_listed(mine_counts)}; baselines: {_listed(base_counts)}."
+
+
 def check_one_version(provenances: Iterable[Mapping[str, Any]], allow_mixed: bool = False) -> None:
     """Refuse runs of several code versions (:func:`code_version`), given their provenances,
     unless ``allow_mixed``.

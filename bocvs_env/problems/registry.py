@@ -50,6 +50,8 @@ class ProblemInfo:
         control_sets: the papers' control sets, in cost order.
         default_budget: the papers' budget.
         needs_data: whether the objective reads files from a data directory.
+        description: what the problem is, in a few words (the README's and ``bocvs run
+            --help``'s listing, :func:`bocvs_env.registration.problem_listing`).
     """
 
     name: str
@@ -58,6 +60,7 @@ class ProblemInfo:
     control_sets: tuple[tuple[int, ...], ...]
     default_budget: float = 100.0
     needs_data: bool = False
+    description: str = ""
 
     def objective_factory(self) -> Callable[..., Objective]:
         module, func = self.objective.split(":")
@@ -68,19 +71,50 @@ _SYN = "bocvs_env.problems.synthetic"
 PROBLEMS: dict[str, ProblemInfo] = {
     p.name: p
     for p in (
-        ProblemInfo("hartmann6_12d", "Hartmann6in12D", f"{_SYN}:hartmann6_12d", SETS_12D),
-        ProblemInfo("ackley6_12d", "Ackley6in12D", f"{_SYN}:ackley6_12d", SETS_12D),
-        ProblemInfo("levy6_12d", "Levy6in12D", f"{_SYN}:levy6_12d", SETS_12D),
-        ProblemInfo("hartmann3", "Hartmann3", f"{_SYN}:hartmann3", SETS_3D, default_budget=50.0),
+        ProblemInfo(
+            "hartmann6_12d",
+            "Hartmann6in12D",
+            f"{_SYN}:hartmann6_12d",
+            SETS_12D,
+            description="Hartmann-6 on dims 0-5 of 12",
+        ),
+        ProblemInfo(
+            "ackley6_12d",
+            "Ackley6in12D",
+            f"{_SYN}:ackley6_12d",
+            SETS_12D,
+            description="Ackley-6 on dims 0-5 of 12",
+        ),
+        ProblemInfo(
+            "levy6_12d",
+            "Levy6in12D",
+            f"{_SYN}:levy6_12d",
+            SETS_12D,
+            description="Levy-6 on dims 0-5 of 12",
+        ),
+        ProblemInfo(
+            "hartmann3",
+            "Hartmann3",
+            f"{_SYN}:hartmann3",
+            SETS_3D,
+            default_budget=50.0,
+            description="Hartmann-3, all 7 subsets",
+        ),
         ProblemInfo(
             "gp_sample",
             "GPSample",
             "bocvs_env.problems.gp_sample:gp_sample",
             SETS_3D,
             default_budget=50.0,
+            description="a GP sample per `function_seed`",
         ),
         ProblemInfo(
-            "plant", "Plant", "bocvs_env.problems.plant:plant", SETS_PLANT, needs_data=True
+            "plant",
+            "Plant",
+            "bocvs_env.problems.plant:plant",
+            SETS_PLANT,
+            needs_data=True,
+            description="plant growth simulator",
         ),
         ProblemInfo(
             "airfoil",
@@ -88,6 +122,7 @@ PROBLEMS: dict[str, ProblemInfo] = {
             "bocvs_env.problems.airfoil:airfoil",
             SETS_AIRFOIL,
             needs_data=True,
+            description="airfoil self-noise GP",
         ),
     )
 }

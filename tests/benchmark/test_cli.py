@@ -306,3 +306,46 @@ def test_a_closed_pipe_ends_quietly_as_unix_tools_do(ran: tuple[Path, str, str])
     done = subprocess.run(["bash", "-c", shell], capture_output=True, text=True, timeout=300)
     assert done.stdout.startswith("row "), done.stderr
     assert done.stderr.strip() == "status=141", done.stderr
+
+
+def test_run_ends_with_the_comparison_with_published_baselines(
+    ran: tuple[Path, str, str], two_agent_store: Path, tmp_path: Path, capsys
+) -> None:
+    """``run --baselines FOLDER`` ends with the sweep's agents against the folder's; a folder
+    that is not a published one fails before the store is created."""
+    data = tmp_path / "data"
+    assert main(["publish", "--store", str(two_agent_store), "--out", str(data)]) == 0
+    store = tmp_path / "s.db"
+    shutil.copy(ran[0], store)
+    capsys.readouterr()
+    argv = ["run", *SWEEP, "--name", "tiny", "--store", str(store), "--no-plot", "-q"]
+    assert main([*argv, "--baselines", str(data)]) == 0
+    out = capsys.readouterr().out
+    assert "| random | 2 |" in out  # the table, then the comparison
+    assert "; baselines: ccccccc (numpy " in out and "| random | etc@ccccccc | 2 |" in out
+    new = tmp_path / "new.db"
+    assert main([*argv[:-4], "--store", str(new), "--baselines", str(tmp_path / "none")]) == 2
+    assert "is not a published folder" in capsys.readouterr().err and not new.exists()
+
+
+def test_run_help_lists_the_problem_names_beside_their_ids(capsys) -> None:
+    with pytest.raises(SystemExit):
+        main(["run", "--help"])
+    out = capsys.readouterr().out
+    assert "  hartmann6_12d " in out and "bocvs/Hartmann6in12D-v1" in out
+    assert "cost sets cheap, moderate, expensive" in out and "(0, 1/12)" in out
+
+
+def test_run_says_lower_is_better_and_ends_with_a_takeaway(
+    ran: tuple[Path, str, str], tmp_path: Path, capsys
+) -> None:
+    store = tmp_path / "s.db"
+    shutil.copy(ran[0], store)
+    argv = ["run", *SWEEP[:-4], "--agents", "random", "random@twin", "--seeds", "2"]
+    assert main([*argv, "--store", str(store), "--no-plot", "-q", "--workers", "1"]) == 0
+    out = capsys.readouterr().out
+    assert "final simple regret (mean ± SE, lower is better)" in out
+    assert "set 0 {x0}" in out and " i* spend %" in out  # sets named by their variables
+    (line,) = [x for x in out.splitlines() if x.startswith("Takeaway, hartmann3 · cheap")]
+    assert "random ends lowest (final simple regret " in line  # the twin plays the same
+    assert "0 below random@twin (paired 95% interval [0, 0]: tie)." in line

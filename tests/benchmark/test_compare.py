@@ -169,3 +169,76 @@ def test_compare_against_another_store(
     assert "etc@" not in out  # etc ran only in the other store
     assert main([*argv, "--reference", "random"]) == 2
     assert "leave out --reference" in capsys.readouterr().err
+
+
+def test_every_agent_is_compared_with_every_baseline_on_the_panels_and_seeds_it_ran() -> None:
+    from bocvs_env.benchmark.compare import compare_baselines
+
+    published = {"git_commit": "5" * 40}
+    mine = [hand_run("mine", s, [0.9]) for s in range(3)]
+    archive = [
+        hand_run(a, s, [0.5], provenance=published) for a in ("etc", "mine") for s in range(5)
+    ]
+    archive += [hand_run("etc", 0, [0.5], cost_set="moderate", provenance=published)]
+    rows = compare_baselines(mine, [archive], metric_names=["final"], n_resamples=200)
+    assert [(r.agent, r.reference, r.seeds, r.verdict()) for r in rows] == [
+        ("mine", "etc@5555555", (0, 1, 2), "win"),
+        ("mine", "mine@5555555", (0, 1, 2), "win"),  # a baseline of the same name stays apart
+    ]
+    assert all(r.unpaired == {"mine": ()} for r in rows)  # the archive's other seeds: expected
+    only = compare_baselines(mine, [archive], reference="etc", metric_names=["final"])
+    assert {r.reference for r in only} == {"etc@5555555"}
+    with pytest.raises(ValueError, match="no panel and seed has runs of"):
+        compare_baselines([hand_run("mine", 7, [0.9])], [archive])
+
+
+def test_compare_with_published_baselines_reads_them_in_place(
+    two_agent_store: Path, tiny_results: list, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The user's store against a published folder of another commit: every pair of the
+    user's agent with a baseline agent, both versions named in one line, the store unchanged."""
+    import hashlib
+
+    from bocvs_env.benchmark.store import ResultStore
+
+    data = tmp_path / "data"
+    assert main(["publish", "--store", str(two_agent_store), "--out", str(data)]) == 0
+    mine = tmp_path / "mine.db"
+    with ResultStore(mine) as store:
+        store.register_sweep(tiny_sweep())
+        for result in tiny_results:
+            store.add(at_commit(result, "d" * 40), sweep="tiny")
+    digest = hashlib.sha256(mine.read_bytes()).hexdigest()
+    capsys.readouterr()
+    js = tmp_path / "rows.json"
+    argv = ["compare", "--store", str(mine), "--baselines", str(data), "--json", str(js)]
+    assert main([*argv, "--resamples", "200"]) == 0
+    out = capsys.readouterr().out
+    first = out.splitlines()[0]
+    assert (
+        first.startswith("Your runs: ddddddd (numpy ") and "; baselines: ccccccc (numpy " in first
+    )
+    assert "a seed fixes the function instance and the initial design on any machine" in out
+    assert "| random | etc@ccccccc | 2 |" in out and "| random | random@ccccccc | 2 |" in out
+    assert {(r["agent"], r["reference"]) for r in json.loads(js.read_text())} == {
+        ("random", "etc@ccccccc"),
+        ("random", "random@ccccccc"),
+    }
+    assert hashlib.sha256(mine.read_bytes()).hexdigest() == digest
+    assert main(["table", "--store", str(mine)]) == 0  # the store holds one version still
+    assert main([*argv[:-2], "--against", str(two_agent_store)]) == 2
+    assert "not both" in capsys.readouterr().err
+
+
+def test_the_takeaway_names_the_lowest_agent_the_gaps_and_verdicts() -> None:
+    from bocvs_env.benchmark.tables import takeaway
+
+    runs = win_and_tie_runs("a", "b") + [hand_run("c", s, [0.2]) for s in range(3)]
+    cheap, moderate = takeaway(runs)
+    assert cheap == (
+        "Takeaway, hartmann3 · cheap · var 0.02 · C=10: a ends lowest (final simple regret "
+        "0.1, mean of 3 seeds), 0.4 below b (paired 95% interval [-0.4, -0.4]: win), 0.7 "
+        "below c (paired 95% interval [-0.7, -0.7]: win)."
+    )
+    assert moderate.startswith("Takeaway, hartmann3 · moderate · var 0.02 · C=10: a ends lowest")
+    assert "0 below b (paired 95% interval [" in moderate and "]: tie)." in moderate

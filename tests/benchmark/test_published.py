@@ -367,3 +367,57 @@ def test_runs_recorded_under_an_older_config_version_are_read(published: Path) -
     runs.to_parquet(published / RUNS_FILE, index=False)
     again = PublishedRuns(published).runs()
     assert [r.config for r in again] == [r.config for r in before]
+
+
+def test_report_flags_filter_and_default_to_every_agent_and_seed(
+    two_agent_store: Path, published: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A report given flags alone keeps every run matching each flag: without ``--agents``
+    every agent present, without ``--seeds`` every seed, from a store or a published folder."""
+    for source in (["--store", str(two_agent_store)], ["--data", str(published)]):
+        assert main(["table", *source, "--problems", "hartmann3"]) == 0
+        out = capsys.readouterr().out
+        assert "| etc | 2 |" in out and "| random | 2 |" in out
+        assert main(["compare", *source, "--budgets", "3", "--metrics", "final"]) == 0
+        assert "| etc | random | 2 |" in capsys.readouterr().out
+        assert main(["table", *source, "--agents", "etc", "--seeds", "1-1"]) == 0
+        out = capsys.readouterr().out
+        assert "| etc | 1 |" in out and "random" not in out
+    assert main(["table", "--data", str(published), "--cost-sets", "moderate"]) == 2
+    assert "no recorded runs for the selection" in capsys.readouterr().err
+
+
+#: The agents of the paper's grid (benchmarks/configs/grid.toml).
+GRID_AGENTS = {"etc", "ucb-psq", "ts-psq", "etc-50", "random", "fetc", "sadcbo", "ei-cost"}
+
+
+@pytest.mark.skipif(
+    not (DOCS_DATA / RUNS_FILE).is_file(), reason="docs/data is published by the grid (issue 14)"
+)
+def test_the_leaderboard_page_is_recomputed_from_the_published_data(tmp_path: Path) -> None:
+    """docs/leaderboard.md is what ``bocvs leaderboard`` computes from docs/data (as
+    benchmarks/docs.sh writes it), and lists every published agent, the grid's among them."""
+    page, figure = tmp_path / "leaderboard.md", tmp_path / "leaderboard.png"
+    argv = ["leaderboard", "--data", str(DOCS_DATA), "--out", str(page), "--figure", str(figure)]
+    assert main(argv) == 0
+    text = page.read_text()
+    assert text == (REPO / "docs" / "leaderboard.md").read_text()
+    assert figure.stat().st_size > 0 and "](leaderboard.png)" in text
+    listed = {line.split(" | ")[0].removeprefix("| ") for line in text.splitlines()
+              if line.startswith("| ") and not line.startswith(("| agent |", "| ---"))}  # fmt: skip
+    published = set(pd.read_parquet(DOCS_DATA / RUNS_FILE, columns=["agent"])["agent"])
+    assert GRID_AGENTS <= listed and listed == published
+
+
+def test_the_leaderboard_ranks_the_user_agents_with_the_baselines(
+    two_agent_store: Path, published: Path, tiny_results: list, tmp_path: Path, capsys
+) -> None:
+    mine = tmp_path / "mine.db"
+    with ResultStore(mine) as store:
+        for result in tiny_results:
+            store.add(at_commit(result, "d" * 40), sweep="tiny")
+    assert main(["leaderboard", "--store", str(mine), "--baselines", str(published)]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("# Leaderboard\n\nYour runs: ddddddd (")
+    assert "## Group 1: 3 agents on 1 panels" in out and "| random@ccccccc |" in out
+    assert "Best baseline: " in out and "Best baseline: random |" not in out

@@ -155,3 +155,20 @@ def test_ray_workers_resolve_an_agent_by_module_and_class(
     outside_module(tmp_path / "elsewhere", "outsider_on_ray", monkeypatch)
     agent = "outsider_on_ray:FirstSetAgent"
     run_and_check(tmp_path, agent, *RUN, "--agents", agent, "--executor", "ray")
+
+
+def test_a_broken_outside_agent_fails_in_one_line_before_the_sweep(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``bocvs run`` checks an agent that is not bocvs's own on a short episode first: one that
+    leaves the action space fails with exit 2 in one line, before the store exists."""
+    where = outside_module(tmp_path / "elsewhere", "broken_party", monkeypatch)
+    source = AGENT_SOURCE.replace("np.full(self.dim, self.value)", "np.full(self.dim, 2.0)")
+    (where / "broken_party.py").write_text(source)
+    store = tmp_path / "s.db"
+    argv = [*RUN, "--agents", "broken_party:FirstSetAgent", "--store", str(store), "--no-plot"]
+    assert main(argv) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.startswith("bocvs run: error: sweep 'cli-")
+    assert "agent 'first-set': act() at step 1 returned an action outside the action space" in err
+    assert "\n" not in err and not store.exists()
