@@ -379,7 +379,14 @@ def _cmd_publish(args: argparse.Namespace) -> int:
 def _cmd_verify(args: argparse.Namespace) -> int:
     from bocvs_env.benchmark.executors import LocalExecutor
     from bocvs_env.benchmark.published import open_runs
-    from bocvs_env.benchmark.verify import rerun, select_runs, verdict_agreement, verify_markdown
+    from bocvs_env.benchmark.verify import (
+        Check,
+        outcome,
+        rerun,
+        select_runs,
+        verdict_agreement,
+        verify_markdown,
+    )
 
     with open_runs(args.data) as source:
         published = source.runs(None)
@@ -387,8 +394,12 @@ def _cmd_verify(args: argparse.Namespace) -> int:
     sample = select_runs(published, args.sample, args.seed, seeds)
     print(f"bocvs verify: rerunning {len(sample)} runs of {args.data} in {args.numerics} mode",
           file=sys.stderr)  # fmt: skip
+
+    def say(check: Check) -> None:
+        print(f"  {check.run.config.label()}: {outcome(check)}", file=sys.stderr, flush=True)
+
     with LocalExecutor(args.workers, args.numerics) as executor:
-        checks = rerun(sample, executor)
+        checks = rerun(sample, executor, say)
     print(verify_markdown(checks, verdict_agreement(published, checks)))
     identical = all(c.rerun is not None and c.divergence() is None for c in checks)
     return 0 if identical else 1
@@ -522,6 +533,6 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 2
     except KeyboardInterrupt as err:
         by = "" if exit_status(err) == 130 else f" by {signal_name(err)}"
-        print(f"\nbocvs {args.command}: interrupted{by}; finished runs are kept, run again to "
-              "resume", file=sys.stderr)  # fmt: skip
+        kept = "; finished runs are kept, run again to resume" if args.command == "run" else ""
+        print(f"\nbocvs {args.command}: interrupted{by}{kept}", file=sys.stderr)
         return exit_status(err)

@@ -5,8 +5,9 @@ of :meth:`Executor.run`) receives the outcomes and alone writes the store.
   worker that dies (killed, out of memory) costs a new pool, not the runs it held.
 - :class:`RayExecutor`: Ray tasks, on a running cluster (``address``) or a local instance.
 
-Every worker runs torch on one thread, so the same configuration gives the same record bit
-for bit whichever executor runs it (on one machine). Workers start in a numerics mode
+Every worker runs torch on one thread, so the same configuration in the same numerics mode
+gives the same record bit for bit whichever executor runs it (on one machine; in
+``reproducible`` mode, on any x86-64 machine with AVX2). Workers start in a numerics mode
 (:mod:`bocvs_env.numerics`), ``reproducible`` unless told otherwise: its variables are in their
 environment from the start, before numpy, SciPy or torch loads (for local workers, in the
 driver's environment while it starts them; for Ray, the tasks' ``runtime_env``), and a worker

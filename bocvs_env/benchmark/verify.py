@@ -18,7 +18,7 @@ made in ``fast`` mode, the machine's own kernels, so a check on another kind of 
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 
 import numpy as np
@@ -95,15 +95,22 @@ def select_runs(
     return [pool[i] for i in sorted(picked)]
 
 
-def rerun(sample: Sequence[StoredRun], executor: Executor) -> list[Check]:
-    """Run every run of ``sample`` again on ``executor``; the checks, in ``sample``'s order."""
-    outcomes = {o.config.key(): o for o in executor.run([r.config for r in sample])}
-    checks = []
-    for run in sample:
-        outcome = outcomes[run.config.key()]
+def rerun(
+    sample: Sequence[StoredRun],
+    executor: Executor,
+    on_check: Callable[[Check], None] | None = None,
+) -> list[Check]:
+    """Run every run of ``sample`` again on ``executor``; the checks, in ``sample``'s order.
+    ``on_check`` is called with each check as its rerun finishes."""
+    published = {r.config.key(): r for r in sample}
+    checks = {}
+    for outcome in executor.run([r.config for r in sample]):
+        key = outcome.config.key()
         record = outcome.result.record if outcome.result is not None else None
-        checks.append(Check(run, record, outcome.error))
-    return checks
+        checks[key] = Check(published[key], record, outcome.error)
+        if on_check is not None:
+            on_check(checks[key])
+    return [checks[r.config.key()] for r in sample]
 
 
 @dataclass(frozen=True)
@@ -149,7 +156,9 @@ def verdict_agreement(
     return VerdictAgreement(total, tuple(changed))
 
 
-def _outcome(check: Check) -> str:
+def outcome(check: Check) -> str:
+    """A check's outcome in words: ``identical``, ``diverges at step k (set, ...)`` or
+    ``rerun failed``."""
     if check.rerun is None:
         return "rerun failed"
     found = check.divergence()
@@ -172,7 +181,7 @@ def verify_markdown(checks: Sequence[Check], agreement: VerdictAgreement) -> str
         regret = f"{metrics.final_simple_regret(pub):.4g} / " + (
             f"{metrics.final_simple_regret(c.rerun):.4g}" if c.rerun is not None else "–"
         )
-        lines.append(f"| {c.run.config.label()} | {steps} | {_outcome(c)} | {regret} |")
+        lines.append(f"| {c.run.config.label()} | {steps} | {outcome(c)} | {regret} |")
     same = sum(c.rerun is not None and c.divergence() is None for c in checks)
     failed = sum(c.rerun is None for c in checks)
     lines += ["", f"{same} of {len(checks)} identical" + (f", {failed} failed" if failed else "")]
