@@ -76,8 +76,15 @@ PERTURBATIONS: dict[str, dict[str, str]] = {
     "NPY_DISABLE_CPU_FEATURES=X86_V4": {"NPY_DISABLE_CPU_FEATURES": "X86_V4 AVX512_ICL AVX512_SPR"},
 }
 _NPY = "NPY_DISABLE_CPU_FEATURES"
-#: What :func:`torch.backends.cpu.get_cpu_capability` reports under the pin.
-_TORCH_CAPABILITY = "AVX2"
+#: What :func:`numerics_in_force` reports under the pins, besides the mode (numpy's target
+#: under the names of numpy >= 2.4).
+PINNED_SETTINGS: dict[str, Any] = {
+    "mkl_cbwr": "COMPATIBLE",
+    "openblas_coretype": "Haswell",
+    "openblas_threads": 1,
+    "cpu_capability": "AVX2",
+    "numpy_simd": "X86_V3",
+}
 
 
 class NumericsError(RuntimeError):
@@ -152,7 +159,7 @@ def _conflicts(environ_before: dict[str, str]) -> list[str]:
             was = environ_before.get("MKL_CBWR", "unset")
             found.append(f"torch (its MKL) was loaded with MKL_CBWR {was}")
         capability = torch.backends.cpu.get_cpu_capability()
-        if capability != _TORCH_CAPABILITY:
+        if capability != PINNED_SETTINGS["cpu_capability"]:
             found.append(f"torch runs its {capability} kernels")
     return found
 

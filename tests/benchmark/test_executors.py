@@ -23,7 +23,7 @@ from bocvs_env.benchmark.executors import (
 )
 from bocvs_env.benchmark.store import ResultStore, StoredRun
 from bocvs_env.benchmark.sweep import run_sweep
-from bocvs_env.numerics import Numerics
+from bocvs_env.numerics import PINNED_SETTINGS, Numerics
 
 HAS_RAY = importlib.util.find_spec("ray") is not None
 
@@ -75,15 +75,7 @@ def test_local_processes_match_in_process(local_runs, filled_store) -> None:
 
 
 #: The kernel settings in force in a ``reproducible`` worker (its provenance).
-PINNED = {
-    "numerics": "reproducible",
-    "mkl_cbwr": "COMPATIBLE",
-    "openblas_coretype": "Haswell",
-    "openblas_threads": 1,
-    "cpu_capability": "AVX2",
-    "numpy_simd": "X86_V3",
-    "torch_threads": 1,
-}
+PINNED = {**PINNED_SETTINGS, "numerics": "reproducible", "torch_threads": 1}
 
 
 def test_local_workers_run_reproducible_by_default_with_every_pin_in_force(
