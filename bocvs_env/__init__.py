@@ -11,8 +11,12 @@ import sys
 from importlib.metadata import PackageNotFoundError, version
 from typing import TYPE_CHECKING
 
-from bocvs_env.lazy import lazy_exports
-from bocvs_env.registration import ENV_IDS, register_envs
+from bocvs_env.numerics import pin_on_import
+
+pin_on_import()  # before numpy, SciPy or torch loads (BOCVS_NUMERICS=reproducible)
+
+from bocvs_env.lazy import lazy_exports  # noqa: E402
+from bocvs_env.registration import ENV_IDS, register_envs  # noqa: E402
 
 if TYPE_CHECKING:
     from bocvs_env.env import BOCVSEnv, EpisodeEndedError

@@ -13,6 +13,7 @@ import numpy as np
 from bocvs_env.agent import Agent
 from bocvs_env.budget import cumulative_spend
 from bocvs_env.env import BOCVSEnv
+from bocvs_env.numerics import Numerics, use_numerics, use_requested_numerics
 
 PRIVILEGED_KEY = "privileged"
 
@@ -73,6 +74,7 @@ def run_episode(
     agent: Agent,
     seed: int | None = None,
     progress: Callable[[float, float], None] | None = None,
+    numerics: Numerics | None = None,
 ) -> EpisodeRecord:
     """Drive ``agent`` through one episode of ``env`` and record it.
 
@@ -82,13 +84,23 @@ def run_episode(
         agent: anything following :class:`bocvs_env.agent.Agent`.
         seed: seeds the environment's reset and the agent.
         progress: called as ``progress(spent, budget)`` after every step, for progress bars.
+        numerics: run in this numerics mode (:func:`bocvs_env.numerics.use_numerics`);
+            ``None``: the mode ``BOCVS_NUMERICS`` names, if set, else the process as it is.
 
     Returns:
         The :class:`EpisodeRecord`, privileged values included, for the metrics.
+
+    Raises:
+        NumericsError: if the mode cannot take effect in this process (``reproducible`` after
+            numpy, SciPy or torch loaded with other kernels), before the episode starts.
     """
     base = env.unwrapped
     if not isinstance(base, BOCVSEnv):
         raise TypeError(f"run_episode needs a BOCVSEnv, got {type(base).__name__}")
+    if numerics is None:
+        use_requested_numerics()
+    else:
+        use_numerics(numerics)
     obs, info = env.reset(seed=seed)
     task = base.task
     agent.reset(task, obs, public_info(info), seed=seed)

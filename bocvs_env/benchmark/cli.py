@@ -16,6 +16,7 @@ Examples::
     bocvs compare --baselines docs/data            # every agent against the published ones
     bocvs leaderboard --data docs/data             # ranks, W/T/L, data profiles (--figure)
     bocvs publish --sweep paper --out docs/data    # the published tables the docs read
+    bocvs verify --data docs/data --sample 20      # rerun 20 published runs: identical?
     bocvs table --data docs/data --sweep paper     # reports from published tables
 
 A sweep is a preset, a config file (``.toml``/``.json``, see :mod:`bocvs_env.benchmark.config`)
@@ -72,8 +73,10 @@ DEFAULT_STORE = Path("results") / "bocvs.db"
 EPILOG = """\
 exit status: 0 done; 1 some runs failed (the others are recorded; run again to retry);
 2 bad usage or input (unknown option, preset, problem or agent, a missing or corrupt store);
-130 interrupted (finished runs are kept; run again to resume); 141 the reader of the
-output went away (`bocvs table | head`), as for other Unix tools.
+130 interrupted by Ctrl-C (SIGINT), 143 by SIGTERM, 129 by SIGHUP (finished runs are kept;
+run again to resume; a signal the process was started ignoring, as `nohup` does SIGHUP and a
+shell script's `&` job SIGINT, stays ignored); 141 the reader of the output went away
+(`bocvs table | head`), as for other Unix tools.
 
 output: results (tables, plot paths) go to stdout; progress and errors to stderr. Progress is
 drawn as bars on a terminal and as plain lines otherwise (logs, pipes, CI); -q hides it.
@@ -245,6 +248,7 @@ def _cmd_run(args: argparse.Namespace) -> int:
         run_sweep,
     )
     from bocvs_env.benchmark.versions import MixedVersionsError, check_one_version, check_resumable
+    from bocvs_env.numerics import worker_numerics
 
     if args.sweep is not None:  # resume a recorded sweep: its store must exist
         with ResultStore(args.store, readonly=True) as store:
@@ -266,7 +270,8 @@ def _cmd_run(args: argparse.Namespace) -> int:
         _check_name(args, sweep, store)
         if pending_runs(sweep, store)[0]:  # runs to add: beside runs of this code only
             check_resumable(store.provenances(sweep.keys()), args.allow_mixed_versions)
-        executor = make_executor(args.executor, args.workers, args.ray_address)
+        numerics = worker_numerics(args.numerics)
+        executor = make_executor(args.executor, args.workers, args.ray_address, numerics)
         t0 = time.perf_counter()
         try:
             with executor:
@@ -499,6 +504,35 @@ def _cmd_publish(args: argparse.Namespace) -> int:
     return 0
 
 
+def _cmd_verify(args: argparse.Namespace) -> int:
+    from bocvs_env.benchmark.executors import LocalExecutor
+    from bocvs_env.benchmark.published import open_runs
+    from bocvs_env.benchmark.verify import (
+        Check,
+        outcome,
+        rerun,
+        select_runs,
+        verdict_agreement,
+        verify_markdown,
+    )
+
+    with open_runs(args.data) as source:
+        published = source.runs(None)
+    seeds = range(args.seeds) if isinstance(args.seeds, int) else args.seeds
+    sample = select_runs(published, args.sample, args.seed, seeds)
+    print(f"bocvs verify: rerunning {len(sample)} runs of {args.data} in {args.numerics} mode",
+          file=sys.stderr)  # fmt: skip
+
+    def say(check: Check) -> None:
+        print(f"  {check.run.config.label()}: {outcome(check)}", file=sys.stderr, flush=True)
+
+    with LocalExecutor(args.workers, args.numerics) as executor:
+        checks = rerun(sample, executor, say)
+    print(verify_markdown(checks, verdict_agreement(published, checks)))
+    identical = all(c.rerun is not None and c.divergence() is None for c in checks)
+    return 0 if identical else 1
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The ``bocvs`` argument parser."""
     parser = argparse.ArgumentParser(
@@ -518,6 +552,10 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--executor", choices=("local", "ray"), default="local")
     run.add_argument("--workers", type=_positive, help="local processes, or CPUs of a local Ray")
     run.add_argument("--ray-address", help="connect to this Ray cluster (else start one)")
+    run.add_argument("--numerics", choices=("reproducible", "fast"),
+                     help="the workers' kernels: pinned, to reproduce on any x86-64 machine with "
+                     "AVX2, or the machine's own (default: $BOCVS_NUMERICS, else reproducible; "
+                     "see docs/reproducibility.md)")  # fmt: skip
     run.add_argument("--out", type=Path, help="plot folder (default: the sweep's name beside "
                      "the store)")  # fmt: skip
     run.add_argument("--no-plot", action="store_true", help="skip the plots")
@@ -589,6 +627,26 @@ def build_parser() -> argparse.ArgumentParser:
         "--force", action="store_true", help="overwrite a folder even if runs it publishes would go"
     )
     publish.set_defaults(func=_cmd_publish)
+    verify = sub.add_parser(
+        "verify",
+        help="rerun a sample of published runs: identical, or where they diverge",
+        description="Rerun a seeded random sample of the runs of a published folder (or store) "
+        "with their recorded configurations; report per run whether it is identical (the set, "
+        "cost and g of every step) or its first diverging step, and whether the paired verdicts "
+        "of the panels it touches hold with the reruns in place. Exit status 0 if every rerun is "
+        "identical, 1 otherwise.",
+    )
+    verify.add_argument("--data", type=Path, required=True,
+                        help="a folder written by bocvs publish, e.g. docs/data (or a store)")  # fmt: skip
+    verify.add_argument("--sample", type=_positive, default=20, help="runs to rerun (default 20)")
+    verify.add_argument("--seed", type=int, default=0, help="seeds the sample's draw")
+    verify.add_argument("--seeds", type=_seeds, help="draw from the runs of these seeds only: "
+                        "a count (0..n-1), a comma list, or a range: 5-9")  # fmt: skip
+    verify.add_argument("--numerics", choices=("reproducible", "fast"), default="fast",
+                        help="the reruns' kernels (default fast: the published runs were made "
+                        "with the machine's own)")  # fmt: skip
+    verify.add_argument("--workers", type=_positive, help="local processes (default: one per core)")
+    verify.set_defaults(func=_cmd_verify, store=DEFAULT_STORE)
     return parser
 
 
@@ -606,10 +664,12 @@ def _one_line(err: BaseException, store: Path) -> str:
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``bocvs`` console script; returns the exit status."""
     args: Any = build_parser().parse_args(argv)
+    from bocvs_env.benchmark.signals import exit_status, signal_name, stopped_by_signals
     from bocvs_env.benchmark.store import StoreError
 
     try:
-        return int(args.func(args))
+        with stopped_by_signals():  # SIGTERM and SIGHUP as Ctrl-C
+            return int(args.func(args))
     except BrokenPipeError:
         # The reader went away (``bocvs table | head``): stop quietly, as Unix tools do, and keep
         # the interpreter's final flush from raising again on the closed pipe.
@@ -618,7 +678,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     except (ValueError, TypeError, OSError, ImportError, StoreError, sqlite3.Error) as err:
         print(f"bocvs {args.command}: error: {_one_line(err, args.store)}", file=sys.stderr)
         return 2
-    except KeyboardInterrupt:
-        print(f"\nbocvs {args.command}: interrupted; finished runs are kept, run again to resume",
-              file=sys.stderr)  # fmt: skip
-        return 130
+    except KeyboardInterrupt as err:
+        by = "" if exit_status(err) == 130 else f" by {signal_name(err)}"
+        kept = "; finished runs are kept, run again to resume" if args.command == "run" else ""
+        print(f"\nbocvs {args.command}: interrupted{by}{kept}", file=sys.stderr)
+        return exit_status(err)

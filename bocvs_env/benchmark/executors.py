@@ -5,8 +5,13 @@ of :meth:`Executor.run`) receives the outcomes and alone writes the store.
   worker that dies (killed, out of memory) costs a new pool, not the runs it held.
 - :class:`RayExecutor`: Ray tasks, on a running cluster (``address``) or a local instance.
 
-Every worker runs torch on one thread, so the same configuration gives the same record bit
-for bit whichever executor runs it (on one machine).
+Every worker runs torch on one thread, so the same configuration in the same numerics mode
+gives the same record bit for bit whichever executor runs it (on one machine; in
+``reproducible`` mode, on any x86-64 machine with AVX2). Workers start in a numerics mode
+(:mod:`bocvs_env.numerics`), ``reproducible`` unless told otherwise: its variables are in their
+environment from the start, before numpy, SciPy or torch loads (for local workers, in the
+driver's environment while it starts them; for Ray, the tasks' ``runtime_env``), and a worker
+whose libraries run other kernels records the run as failed rather than run it in another mode.
 """
 
 from __future__ import annotations
@@ -14,6 +19,7 @@ from __future__ import annotations
 import ctypes
 import multiprocessing as mp
 import os
+import signal
 import threading
 import time
 import traceback
@@ -22,6 +28,7 @@ from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass
+from multiprocessing import resource_tracker
 from queue import Empty
 from typing import Any, Protocol
 
@@ -29,6 +36,14 @@ import torch
 
 from bocvs_env.benchmark.config import RunConfig
 from bocvs_env.benchmark.runner import RunResult, run_config
+from bocvs_env.benchmark.signals import STOP_SIGNALS
+from bocvs_env.numerics import (
+    Numerics,
+    check_mode,
+    child_environment,
+    numerics_env,
+    use_requested_numerics,
+)
 
 #: ``progress(key, spent, budget)``: a run's cost spent so far, reported to the driver.
 ProgressFn = Callable[[str, float, float], None]
@@ -85,6 +100,7 @@ def execute(config: RunConfig, sink: _Sink | None = None) -> Outcome:
             sink.put_nowait((key, spent, budget))
 
     try:
+        use_requested_numerics()  # a worker refuses to run in a mode not in force
         return Outcome(config, result=run_config(config, progress=report))
     except Exception:
         return Outcome(config, error=traceback.format_exc())
@@ -136,11 +152,35 @@ def _exit_with_parent(parent: int, stop: _Stop) -> None:
     os._exit(1)
 
 
+def _exit_quietly(signum: int, frame: object) -> None:
+    """A local worker's SIGTERM or SIGHUP: exit at once, as the default action would, without
+    the traceback of an idle worker's pool loop; the driver, which gets the same signal when
+    the sweep's process group does, stops the sweep (a worker killed alone costs a new pool,
+    not its run)."""
+    os._exit(128 + signum)
+
+
+def _start_resource_tracker() -> None:
+    """Start multiprocessing's resource tracker with SIGHUP ignored (a disposition that
+    survives ``exec``): it ignores SIGINT and SIGTERM itself but not SIGHUP, and killed by a
+    closed terminal before the driver has cleaned up, it warns of leaked resources."""
+    if threading.current_thread() is not threading.main_thread():
+        resource_tracker.ensure_running()
+        return
+    previous = signal.signal(signal.SIGHUP, signal.SIG_IGN)
+    try:
+        resource_tracker.ensure_running()
+    finally:
+        signal.signal(signal.SIGHUP, previous)
+
+
 def _init_worker(sink: _Sink | None, driver: int, stop: _Stop) -> None:
     """Set up a worker; ``driver`` is the driver's pid, passed in rather than read here, so that
     a worker still starting up when its driver is killed (already reparented) exits too."""
     global _WORKER_SINK
     _WORKER_SINK = sink
+    for signum in STOP_SIGNALS:  # sent to the sweep's process group: the driver stops the sweep
+        signal.signal(signum, _exit_quietly)
     threading.Thread(target=_exit_with_parent, args=(driver, stop), daemon=True).start()
 
 
@@ -154,7 +194,8 @@ def default_workers() -> int:
 
 
 class LocalExecutor(Executor):
-    """A pool of ``workers`` local processes (one per core by default), started with ``spawn``.
+    """A pool of ``workers`` local processes (one per core by default), started with ``spawn``
+    in the numerics mode ``numerics``.
 
     When a worker dies (killed, out of memory), Python breaks the whole pool: the runs that had
     not finished are then run again on a new pool, up to :data:`POOL_RESTARTS` times, after
@@ -165,17 +206,25 @@ class LocalExecutor(Executor):
         ValueError: if ``workers`` < 1.
     """
 
-    def __init__(self, workers: int | None = None) -> None:
+    def __init__(self, workers: int | None = None, numerics: Numerics = "reproducible") -> None:
         self.workers = default_workers() if workers is None else int(workers)
         if self.workers < 1:
             raise ValueError(f"workers must be at least 1, got {workers!r}")
+        self.numerics = check_mode(numerics)
 
     def run(
         self, configs: Sequence[RunConfig], progress: ProgressFn | None = None
     ) -> Iterator[Outcome]:
         if not configs:
             return
+        with child_environment(self.numerics):  # the workers start (and restart) in it
+            yield from self._run_pools(configs, progress)
+
+    def _run_pools(
+        self, configs: Sequence[RunConfig], progress: ProgressFn | None
+    ) -> Iterator[Outcome]:
         ctx = mp.get_context("spawn")
+        _start_resource_tracker()
         queue = ctx.Queue() if progress is not None else None
         todo = list(configs)
         for _ in range(POOL_RESTARTS + 1):
@@ -255,6 +304,8 @@ class RayExecutor(Executor):
         address: a running cluster (``"auto"``, ``"ray://host:10001"``, ...); ``None`` starts
             a local instance, shut down again by :meth:`close`.
         num_cpus: CPUs of the local instance (all by default); ignored with ``address``.
+        numerics: the workers' numerics mode, set in each task's ``runtime_env`` (so also on
+            a cluster or instance already running).
 
     If Ray is already initialized in this process, its instance is used as it is: ``address``,
     ``num_cpus`` and the environment variables above are not applied, and :meth:`close` leaves
@@ -264,7 +315,13 @@ class RayExecutor(Executor):
         ImportError: if Ray is not installed (``pip install "bocvs[ray]"``).
     """
 
-    def __init__(self, address: str | None = None, num_cpus: int | None = None) -> None:
+    def __init__(
+        self,
+        address: str | None = None,
+        num_cpus: int | None = None,
+        numerics: Numerics = "reproducible",
+    ) -> None:
+        self.numerics = check_mode(numerics)
         try:
             import ray
         except ImportError as err:
@@ -292,7 +349,8 @@ class RayExecutor(Executor):
         from ray.util.queue import Queue
 
         queue = Queue() if progress is not None else None
-        task = ray.remote(num_cpus=1, max_retries=0)(execute)
+        env_vars = numerics_env(self.numerics)  # merged with the instance's variables
+        task = ray.remote(num_cpus=1, max_retries=0, runtime_env={"env_vars": env_vars})(execute)
         refs = {task.remote(c, queue): c for c in configs}
         pending = list(refs)
         try:
@@ -316,16 +374,19 @@ class RayExecutor(Executor):
 
 
 def make_executor(
-    name: str, workers: int | None = None, ray_address: str | None = None
+    name: str,
+    workers: int | None = None,
+    ray_address: str | None = None,
+    numerics: Numerics = "reproducible",
 ) -> Executor:
     """An executor by name: ``local`` (``workers`` processes) or ``ray`` (``ray_address``;
-    ``workers`` CPUs of a local instance).
+    ``workers`` CPUs of a local instance), its workers in the numerics mode ``numerics``.
 
     Raises:
-        ValueError: for another name.
+        ValueError: for another name or mode.
     """
     if name == "local":
-        return LocalExecutor(workers)
+        return LocalExecutor(workers, numerics)
     if name == "ray":
-        return RayExecutor(address=ray_address, num_cpus=workers)
+        return RayExecutor(address=ray_address, num_cpus=workers, numerics=numerics)
     raise ValueError(f"unknown executor {name!r}; expected 'local' or 'ray'")

@@ -23,7 +23,8 @@ from bocvs_env.benchmark.versions import KEY_DEPENDENCIES
 if TYPE_CHECKING:
     import pandas as pd
 
-#: Provenance entries of a run copied into :func:`runs_frame`'s columns.
+#: Provenance entries of a run copied into :func:`runs_frame`'s columns (the numerics entries
+#: are :func:`bocvs_env.numerics.numerics_in_force`'s).
 PROVENANCE_COLUMNS = (
     "package_version",
     "git_commit",
@@ -31,7 +32,12 @@ PROVENANCE_COLUMNS = (
     "python",
     "host",
     "cpu",
+    "numerics",
     "cpu_capability",
+    "mkl_cbwr",
+    "openblas_coretype",
+    "openblas_threads",
+    "numpy_simd",
     "torch_threads",
     "started_at",
     "finished_at",

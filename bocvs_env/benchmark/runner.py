@@ -25,6 +25,7 @@ from bocvs_env.benchmark.config import RunConfig
 from bocvs_env.benchmark.versions import dependency_versions, process_commit
 from bocvs_env.env import BOCVSEnv
 from bocvs_env.evaluation import EpisodeRecord, run_episode
+from bocvs_env.numerics import numerics_in_force
 
 
 def _true_costs(env: BOCVSEnv) -> np.ndarray:
@@ -64,7 +65,8 @@ class RunResult:
         record: the episode (privileged values included, for the metrics).
         provenance: package and library versions
             (:func:`~bocvs_env.benchmark.versions.dependency_versions`), agent parameters, host,
-            CPU (:func:`cpu_model` and the instruction set torch's kernels use), UTC timestamps
+            CPU (:func:`cpu_model`) and the numerics mode and kernel settings in force
+            (:func:`bocvs_env.numerics.numerics_in_force`), UTC timestamps
             (ISO 8601), wall and CPU time in seconds (of the run, not of the setting's oracle,
             which is computed once per setting), and the commit of the code that ran it
             (:func:`~bocvs_env.benchmark.versions.process_commit`, in the worker).
@@ -148,7 +150,7 @@ def run_config(
         "agent_params": params() if callable(params) else dict(config.agent_params),
         "host": socket.gethostname(),
         "cpu": cpu_model(),
-        "cpu_capability": torch.backends.cpu.get_cpu_capability(),
+        **numerics_in_force(),
         "torch_threads": torch.get_num_threads(),
         "started_at": started,
         "finished_at": utc_now(),

@@ -23,6 +23,7 @@ from bocvs_env.benchmark.executors import (
 )
 from bocvs_env.benchmark.store import ResultStore, StoredRun
 from bocvs_env.benchmark.sweep import run_sweep
+from bocvs_env.numerics import PINNED_SETTINGS, Numerics
 
 HAS_RAY = importlib.util.find_spec("ray") is not None
 
@@ -39,25 +40,50 @@ class InProcessExecutor(Executor):
             torch.set_num_threads(threads)
 
 
+def _local(folder: Path, numerics: Numerics | None = None) -> tuple[list[StoredRun], set[str]]:
+    """The tiny sweep run by two local worker processes (after the oracle is cached) in the
+    numerics mode ``numerics`` (the executor's default if ``None``), and the keys of the runs
+    that reported progress."""
+    seen: set[str] = set()
+    executor = LocalExecutor(2) if numerics is None else LocalExecutor(2, numerics)
+    with ResultStore(folder / "local.db") as store, executor:
+        report = run_sweep(tiny_sweep(), store, executor, progress=lambda k, *_: seen.add(k))
+        assert (report.recorded, report.skipped, report.failed) == (report.total, 0, [])
+        return store.runs(), seen
+
+
 @pytest.fixture(scope="module")
 def local_runs(
     tmp_path_factory: pytest.TempPathFactory, tiny_results
 ) -> tuple[list[StoredRun], set[str]]:
-    """The tiny sweep run by two local worker processes (after the oracle is cached), and the
-    keys of the runs that reported progress."""
-    seen: set[str] = set()
-    path = tmp_path_factory.mktemp("local") / "local.db"
-    with ResultStore(path) as store, LocalExecutor(2) as executor:
-        report = run_sweep(tiny_sweep(), store, executor, progress=lambda k, *_: seen.add(k))
-        assert (report.recorded, report.skipped, report.failed) == (report.total, 0, [])
-        return store.runs(), seen
+    """:func:`_local` in ``fast`` mode, as the tests' own process runs."""
+    return _local(tmp_path_factory.mktemp("local"), "fast")
+
+
+@pytest.fixture(scope="module")
+def reproducible_runs(tmp_path_factory: pytest.TempPathFactory, tiny_results) -> list[StoredRun]:
+    """:func:`_local` in the executor's default mode."""
+    return _local(tmp_path_factory.mktemp("reproducible"))[0]
 
 
 def test_local_processes_match_in_process(local_runs, filled_store) -> None:
     runs, seen = local_runs
     assert_same_traces(runs, filled_store.runs())
     assert {r.provenance["sweep"] for r in runs} == {"tiny"}
+    assert {r.provenance["numerics"] for r in runs} == {"fast"}
     assert seen == {r.key for r in runs}
+
+
+#: The kernel settings in force in a ``reproducible`` worker (its provenance).
+PINNED = {**PINNED_SETTINGS, "numerics": "reproducible", "torch_threads": 1}
+
+
+def test_local_workers_run_reproducible_by_default_with_every_pin_in_force(
+    reproducible_runs,
+) -> None:
+    """The pins reach the workers before their libraries load, whatever this process runs."""
+    for run in reproducible_runs:
+        assert {k: run.provenance[k] for k in PINNED} == PINNED
 
 
 def test_a_run_that_raises_is_recorded_as_failed_and_the_sweep_goes_on(
@@ -113,11 +139,13 @@ def test_executor_names() -> None:
 
 @pytest.mark.slow
 @pytest.mark.skipif(not HAS_RAY, reason='Ray is not installed (pip install "bocvs[ray]")')
-def test_ray_gives_the_same_records(tmp_path: Path, local_runs, tiny_results) -> None:
+def test_ray_gives_the_same_records(tmp_path: Path, reproducible_runs, tiny_results) -> None:
     seen: set[str] = set()
     with ResultStore(tmp_path / "ray.db") as store, RayExecutor(num_cpus=2) as executor:
         report = run_sweep(tiny_sweep(), store, executor, progress=lambda key, *_: seen.add(key))
         assert report.failed == [] and report.recorded == report.total
         ray_runs = store.runs()
-    assert_same_traces(ray_runs, local_runs[0])
+    assert_same_traces(ray_runs, reproducible_runs)  # the pins reach Ray's workers too
+    for run in ray_runs:
+        assert {k: run.provenance[k] for k in PINNED} == PINNED
     assert seen == {r.key for r in ray_runs}

@@ -304,11 +304,14 @@ def test_a_read_only_store_is_read_and_left_alone(
     assert _rows(folder / "s.db") == reference
 
 
-#: Runs the CLI with Python's Ctrl-C handler, whatever the test runner left SIGINT at.
+#: Runs the CLI with Python's Ctrl-C handler and the default SIGTERM and SIGHUP dispositions,
+#: whatever the test runner left them at (a runner under ``nohup`` ignores SIGHUP).
 _INTERRUPTIBLE = """
 import signal, sys
 from bocvs_env.benchmark import cli
 signal.signal(signal.SIGINT, signal.default_int_handler)
+signal.signal(signal.SIGTERM, signal.SIG_DFL)
+signal.signal(signal.SIGHUP, signal.SIG_DFL)
 sys.exit(cli.main(sys.argv[1:]))
 """
 
@@ -319,6 +322,43 @@ def _count(store: Path) -> int:
         return 0
     with ResultStore(store, readonly=True) as s:
         return len(s)
+
+
+def _interrupt(
+    tmp_path: Path, agents: list[str], seeds: int, finished: int, signum: int, group: bool
+) -> tuple[int | None, str]:
+    """Start a sweep of runs that take minutes, wait until ``finished`` quick runs are
+    recorded, send ``signum`` (to the whole process group, or to the driver alone as ``kill``
+    does); its exit status and stderr, once every process of the group has ended."""
+    config = tmp_path / "long.toml"
+    config.write_text(
+        'problems = ["hartmann6_12d"]\ncost_sets = ["cheap"]\nbudgets = [100]\n'
+        f"agents = {json.dumps(agents)}\nseeds = {seeds}\n"
+    )
+    store = tmp_path / "long.db"
+    args = ["run", "--config", str(config), "--store", str(store), "--no-plot", "--workers", "2"]
+    proc = subprocess.Popen(
+        [sys.executable, "-c", _INTERRUPTIBLE, *args],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,
+    )
+    _wait_for(store.exists, proc, "store")
+    time.sleep(10)  # the workers are in their first runs (ETC's take minutes)
+    deadline = time.monotonic() + 120
+    while _count(store) < finished and time.monotonic() < deadline:
+        time.sleep(0.5)  # the quick runs are recorded (after the setting's oracle, if not cached)
+    assert proc.poll() is None
+    (os.killpg if group else os.kill)(proc.pid, signum)
+    try:
+        _, err = proc.communicate(timeout=30)
+        assert _group_ends(proc.pid, timeout=10), "processes of the sweep outlived the signal"
+    finally:
+        _kill_group(proc)
+    with ResultStore(store, readonly=True) as s:
+        assert len(s) == finished and s.failures() == []
+    return proc.returncode, err
 
 
 @pytest.mark.parametrize(
@@ -335,32 +375,26 @@ def test_ctrl_c_stops_the_runs_in_flight_at_once(
     minutes are in flight: the sweep ends with 130 and its one-line message, and every process
     of the group ends by itself, without finishing those runs or starting one queued behind
     them; the runs that had finished are kept, nothing is recorded for the others."""
-    config = tmp_path / "long.toml"
-    config.write_text(
-        'problems = ["hartmann6_12d"]\ncost_sets = ["cheap"]\nbudgets = [100]\n'
-        f"agents = {json.dumps(agents)}\nseeds = {seeds}\n"
-    )
-    store = tmp_path / "long.db"
-    args = ["run", "--config", str(config), "--store", str(store), "--no-plot", "--workers", "2"]
-    proc = subprocess.Popen(
-        [sys.executable, "-c", _INTERRUPTIBLE, *args],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-        start_new_session=True,
-    )
-    time.sleep(10)  # the workers are in their first runs (ETC's take minutes)
-    deadline = time.monotonic() + 120
-    while _count(store) < finished and time.monotonic() < deadline:
-        time.sleep(0.5)  # the quick runs are recorded (after the setting's oracle, if not cached)
-    assert proc.poll() is None
-    os.killpg(proc.pid, signal.SIGINT)
-    try:
-        _, err = proc.communicate(timeout=30)
-        assert _group_ends(proc.pid, timeout=10), "processes of the sweep outlived Ctrl-C"
-    finally:
-        _kill_group(proc)
-    assert proc.returncode == 130, err
+    code, err = _interrupt(tmp_path, agents, seeds, finished, signal.SIGINT, group=True)
+    assert code == 130, err
     assert "interrupted; finished runs are kept, run again to resume" in err
-    with ResultStore(store, readonly=True) as s:
-        assert len(s) == finished and s.failures() == []
+
+
+@pytest.mark.parametrize(
+    ("signum", "group"),
+    [
+        (signal.SIGTERM, False),  # kill <pid> of the driver
+        (signal.SIGTERM, True),  # a job scheduler or `timeout` stopping the process group
+        (signal.SIGHUP, True),  # the terminal closed
+    ],
+)
+def test_sigterm_and_sighup_stop_a_sweep_as_ctrl_c(
+    signum: signal.Signals, group: bool, tmp_path: Path
+) -> None:
+    """SIGTERM or SIGHUP while a run that takes minutes is in flight and one has finished: the
+    same stop as Ctrl-C, the finished run kept, every process gone, no warning of the
+    multiprocessing resource tracker, and the exit status 128 + the signal's number."""
+    code, err = _interrupt(tmp_path, ["random", "etc"], 1, 1, signum, group)
+    assert code == 128 + signum, err
+    assert f"interrupted by {signum.name}; finished runs are kept, run again to resume" in err
+    assert "resource_tracker" not in err and "leaked" not in err, err

@@ -1,0 +1,104 @@
+"""Reproducible numerics hold under each CPU-dependent kernel choice another machine would make:
+``bocvs run --numerics reproducible`` gives bit-identical traces for one agent of each family
+on a synthetic and a data problem whichever of the choices is perturbed (each alone), while
+``fast`` runs change under at least one of them (so that the first check can fail).
+
+The perturbations force the kernels of other kinds of x86-64 CPU through the variables the
+libraries read when they load: MKL's code branch, the core type of numpy's and SciPy's
+OpenBLAS, and torch's CPU capability. Forcing AVX-512 kernels needs a CPU that has them.
+"""
+
+from __future__ import annotations
+
+import os
+import platform
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from bocvs_env.benchmark.store import ResultStore
+from bocvs_env.numerics import ENV_VAR, PERTURBATIONS, PINS
+
+#: One agent of each family.
+AGENTS = ["etc", "ucb-psq", "ts-psq", "fetc", "sadcbo", "ei-cost", "random"]
+#: The per-step values compared, bit for bit.
+TRACE = ("control_set", "x", "y", "cost", "g")
+
+
+def _has_avx512() -> bool:
+    try:
+        return " avx512f" in Path("/proc/cpuinfo").read_text()
+    except OSError:
+        return False
+
+
+pytestmark = [
+    pytest.mark.slow,
+    pytest.mark.skipif(
+        platform.machine() != "x86_64" or not _has_avx512(),
+        reason="perturbs x86-64 kernels up to AVX-512: needs a CPU with AVX-512",
+    ),
+]
+
+
+def _traces(
+    folder: Path, problem: str, agents: list[str], mode: str, extra: dict[str, str]
+) -> dict[str, tuple[np.ndarray, ...]]:
+    """``bocvs run`` of ``agents`` on ``problem`` (cheap costs, budget 3, seed 0) in ``mode``
+    with the variables ``extra`` in its environment; each agent's trace."""
+    store = folder / f"{mode}-{len(list(folder.iterdir()))}.db"
+    env = {k: v for k, v in os.environ.items() if k not in PINS and k != ENV_VAR}
+    cmd = [sys.executable, "-m", "bocvs_env.benchmark", "run", "--problems", problem]
+    cmd += ["--cost-sets", "cheap", "--variances", "0.02", "--budgets", "3", "--seeds", "1"]
+    cmd += ["--agents", *agents, "--store", str(store), "--workers", "2", "--numerics", mode]
+    done = subprocess.run(
+        [*cmd, "--no-plot", "-q"], env={**env, **extra}, capture_output=True, text=True
+    )
+    assert done.returncode == 0, done.stderr
+    with ResultStore(store, readonly=True) as s:
+        runs = s.runs()
+    assert {r.provenance["numerics"] for r in runs} == {mode}
+    return {r.config.agent: tuple(getattr(r.record, f) for f in TRACE) for r in runs}
+
+
+def _differ(
+    a: dict[str, tuple[np.ndarray, ...]], b: dict[str, tuple[np.ndarray, ...]]
+) -> list[str]:
+    """The agents whose traces differ (in length or any bit)."""
+    return sorted(
+        agent
+        for agent in a
+        if agent not in b
+        or not all(
+            np.array_equal(x, y, equal_nan=True) for x, y in zip(a[agent], b[agent], strict=True)
+        )
+    )
+
+
+@pytest.mark.parametrize("problem", ["hartmann6_12d", "plant"])
+def test_reproducible_traces_ignore_every_perturbation(
+    problem: str, tmp_path: Path, request: pytest.FixtureRequest
+) -> None:
+    if problem == "plant":
+        request.getfixturevalue("data_dir")  # skips without the data
+    base = _traces(tmp_path, problem, AGENTS, "reproducible", {})
+    assert sorted(base) == sorted(AGENTS)
+    changed = {
+        name: _differ(base, _traces(tmp_path, problem, AGENTS, "reproducible", extra))
+        for name, extra in PERTURBATIONS.items()
+    }
+    assert changed == {name: [] for name in PERTURBATIONS}
+
+
+def test_fast_traces_change_under_a_perturbation(tmp_path: Path) -> None:
+    """Without the pins, some perturbation changes a GP agent's trace (each is tried until one
+    does): what the reproducible check above would catch if a pin stopped taking effect."""
+    agents = ["ucb-psq", "etc"]
+    base = _traces(tmp_path, "hartmann6_12d", agents, "fast", {})
+    for extra in PERTURBATIONS.values():
+        if _differ(base, _traces(tmp_path, "hartmann6_12d", agents, "fast", extra)):
+            return
+    pytest.fail("no perturbation changed a fast-mode trace: the check of reproducible mode is moot")

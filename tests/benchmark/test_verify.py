@@ -1,0 +1,72 @@
+"""``bocvs verify``: a rerun of published runs says which are identical and where the others
+diverge, and whether the paired verdicts hold with the reruns in place."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from bocvs_env.benchmark.cli import main
+from bocvs_env.benchmark.published import STEPS_FILE
+from bocvs_env.benchmark.store import ResultStore, StoredRun
+from bocvs_env.benchmark.verify import Check, first_divergence, select_runs, verdict_agreement
+
+
+def test_the_first_divergence_names_the_step_and_the_values(stored_runs: list[StoredRun]) -> None:
+    record = stored_runs[0].record
+    assert first_divergence(record, record) is None
+    g = record.g.copy()
+    g[1] = np.nextafter(g[1], np.inf)  # one bit
+    cost = record.cost.copy()
+    cost[1] += 1.0
+    assert first_divergence(record, replace(record, g=g, cost=cost)) == (2, ("cost", "g"))
+    shorter = replace(
+        record, **{f: getattr(record, f)[:-1] for f in ("control_set", "x", "y", "cost", "g")}
+    )
+    assert first_divergence(record, shorter) == (record.n_evaluations, ("steps",))
+
+
+def test_the_sample_is_seeded_and_keeps_to_the_seeds_asked(stored_runs: list[StoredRun]) -> None:
+    runs = stored_runs * 3  # six runs, seeds 0 and 1
+    assert select_runs(runs, 3, seed=4) == select_runs(runs, 3, seed=4)
+    assert {r.config.seed for r in select_runs(runs, 5, seed=0, seeds=[1])} == {1}
+    assert len(select_runs(runs, 50, seed=0)) == len(runs)
+    with pytest.raises(ValueError, match="no published run has the seeds"):
+        select_runs(runs, 2, seed=0, seeds=[7])
+    with pytest.raises(ValueError, match="at least one run"):
+        select_runs(runs, 0, seed=0)
+
+
+def test_a_rerun_that_reverses_a_paired_verdict_is_named(two_agent_store: Path) -> None:
+    with ResultStore(two_agent_store, readonly=True) as store:
+        runs = store.runs()
+    agent = runs[0].config.agent
+    mine = [r for r in runs if r.config.agent == agent]
+    same = verdict_agreement(runs, [Check(r, r.record) for r in mine])
+    assert same.total > 0 and same.changed == ()
+    better = [Check(r, replace(r.record, g=r.record.g + 100.0)) for r in mine]
+    flipped = verdict_agreement(runs, better)
+    assert flipped.total == same.total and flipped.changed
+    assert all(agent in line and "->" in line for line in flipped.changed)
+
+
+def test_verify_reruns_a_published_folder_and_finds_a_tampered_step(
+    filled_store: ResultStore, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out = tmp_path / "data"
+    assert main(["publish", "--store", str(filled_store.path), "--out", str(out)]) == 0
+    steps = pd.read_parquet(out / STEPS_FILE)
+    first = steps["key"].astype(str).iloc[0]
+    row = steps.index[(steps["key"].astype(str) == first) & (steps["step"] == 2)][0]
+    steps.loc[row, "g"] += 1e-12
+    steps.to_parquet(out / STEPS_FILE, index=False)
+    capsys.readouterr()
+    argv = ["verify", "--data", str(out), "--sample", "2", "--numerics", "fast", "--workers", "1"]
+    assert main(argv) == 1
+    text = capsys.readouterr().out
+    assert "diverges at step 2 (g)" in text and "| identical |" in text
+    assert "1 of 2 identical" in text
