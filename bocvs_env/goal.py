@@ -12,7 +12,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 import numpy as np
@@ -25,7 +25,7 @@ from bocvs_env.problems.extrema import refine_min
 from bocvs_env.problems.problem import Problem
 
 #: Bump when the oracle's algorithm changes, so that stale cached values are not reused.
-ORACLE_VERSION = 2
+ORACLE_VERSION = 3
 
 
 def cache_dir() -> Path:
@@ -48,11 +48,15 @@ def quasi_random_inputs(distributions: Sequence[InputDistribution], n: int, seed
 class GoalEvaluator:
     """Computes ``g_i(x)`` by averaging ``f`` over a fixed quasi-random sample of the inputs.
 
+    Each set's average is the objective's :meth:`~bocvs_env.problems.objective.Objective.sample_mean`
+    on that sample (built on first use), exact in closed form where the objective has one.
+
     Args:
         problem: the problem (its objective is privileged).
         n_samples: the number of quasi-random samples (a power of two keeps Sobol balanced).
         seed: the scrambling seed of the sample set.
-        chunk: the most queries evaluated at once (memory is ``chunk x n_samples x d`` doubles).
+        chunk: the most queries evaluated at once by the generic average (memory is
+            ``chunk x n_samples x d`` doubles).
     """
 
     def __init__(
@@ -63,10 +67,15 @@ class GoalEvaluator:
         self.seed = seed
         self.chunk = chunk
         self.samples = quasi_random_inputs(problem.distributions, n_samples, seed)  # n_samples x d
-        masks = torch.zeros(problem.n_sets, problem.dim, dtype=torch.bool)
-        for i, s in enumerate(problem.control_sets):
-            masks[i, list(s)] = True
-        self.masks = masks  # m x d
+        self._goals: dict[int, Callable[[Tensor], Tensor]] = {}
+
+    def set_goal(self, i: int) -> Callable[[Tensor], Tensor]:
+        """``g_i`` as a function of the set's own variables: ``batch x k`` queries (``k`` the
+        set's size, columns in the set's order) to ``batch`` values, differentiably."""
+        if i not in self._goals:
+            fixed = self.problem.control_sets[i]
+            self._goals[i] = self.problem.objective.sample_mean(fixed, self.samples, self.chunk)
+        return self._goals[i]
 
     def g(self, sets: Tensor, X: Tensor) -> Tensor:
         """Goal values of queries.
@@ -78,12 +87,11 @@ class GoalEvaluator:
         Returns:
             ``batch`` values of ``g_{sets[b]}(X[b])``.
         """
-        out = []
-        for lo in range(0, X.shape[0], self.chunk):
-            mask = self.masks[sets[lo : lo + self.chunk]].unsqueeze(-2)  # b x 1 x d
-            full = torch.where(mask, X[lo : lo + self.chunk].unsqueeze(-2), self.samples)
-            out.append(self.problem.objective(full).mean(dim=-1))
-        return torch.cat(out) if out else X.new_zeros(0)
+        out = X.new_zeros(X.shape[0])
+        for i in torch.unique(sets).tolist():
+            rows = sets == i
+            out[rows] = self.set_goal(i)(X[rows][:, list(self.problem.control_sets[i])])
+        return out
 
     def g_batch(self, sets: np.ndarray, X: np.ndarray) -> np.ndarray:
         """:meth:`g` on numpy arrays: ``sets`` ``(n,)`` and ``X`` ``(n, d)``, returns ``(n,)``."""
@@ -131,20 +139,11 @@ class GoalEvaluator:
                 *([] if known is None else [known[:, idx].to(torch.float64)]),
             ]
         )
-        n_raw = raw.shape[0]
-        sets = torch.full((n_raw,), i, dtype=torch.long)
-        base = torch.full((n_raw, self.problem.dim), 0.5, dtype=torch.float64)
-        base[:, idx] = raw
+        goal = self.set_goal(i)
         with torch.no_grad():
-            scores = self.g(sets, base)
-        starts = raw[scores.topk(min(n_starts, n_raw)).indices]
-
-        def neg_g(Z: Tensor) -> Tensor:
-            X = torch.full((Z.shape[0], self.problem.dim), 0.5, dtype=torch.float64)
-            X[:, idx] = Z
-            return -self.g(sets[: Z.shape[0]], X)
-
-        value, z = refine_min(neg_g, starts)
+            scores = goal(raw)
+        starts = raw[scores.topk(min(n_starts, raw.shape[0])).indices]
+        value, z = refine_min(lambda Z: -goal(Z), starts)
         x = torch.full((self.problem.dim,), 0.5, dtype=torch.float64)
         x[idx] = z
         return -value, x.numpy()
