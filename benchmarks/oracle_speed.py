@@ -1,5 +1,6 @@
 """CPU time of the privileged oracle (``env.unwrapped.oracle()``: the per-set maxima of ``g_i``)
-on members of the problem families, one function after another, on one thread.
+on members of the problem families, one function after another, on one thread (torch's, and
+every BLAS and OpenMP pool limited to one).
 
 Each function's row (family id, reset seed, function seed, the set maxima, ``g*``, ``i*`` of
 :func:`bocvs_env.metrics.target` at ``alpha = 0.1``, the oracle's CPU seconds, the load average
@@ -25,6 +26,7 @@ from typing import Any
 import gymnasium as gym
 import numpy as np
 import torch
+from threadpoolctl import threadpool_limits
 
 import bocvs_env  # noqa: F401  (registers the ids)
 from bocvs_env import metrics
@@ -66,6 +68,7 @@ def main() -> None:
     parser.add_argument("--code-version", default="", help="names the code measured")
     args = parser.parse_args()
     torch.set_num_threads(1)
+    threadpool_limits(limits=1)  # BLAS and OpenMP pools too: one thread in all
     os.environ["BOCVS_CACHE_DIR"] = tempfile.mkdtemp(prefix="bocvs-oracle-speed-")
     data: dict[str, Any] = (
         json.loads(args.out.read_text())

@@ -25,7 +25,7 @@ from bocvs_env.problems.extrema import refine_min
 from bocvs_env.problems.problem import Problem
 
 #: Bump when the oracle's algorithm changes, so that stale cached values are not reused.
-ORACLE_VERSION = 3
+ORACLE_VERSION = 4
 
 
 def cache_dir() -> Path:
@@ -116,13 +116,26 @@ class GoalEvaluator:
         return hashlib.sha256(json.dumps(spec, sort_keys=True).encode()).hexdigest()[:24]
 
     def maximize(
-        self, i: int, n_raw: int = 1024, n_starts: int = 16, seed: int = 0
+        self,
+        i: int,
+        n_raw: int = 1024,
+        n_starts: int | None = None,
+        seed: int = 0,
+        n_screen: int = 32,
+        n_rescore: int = 32,
     ) -> tuple[float, np.ndarray]:
         """``max_{x^i} g_i(x^i)`` by multi-start L-BFGS-B with autograd gradients.
 
-        Scores ``n_raw`` Sobol candidates in the set's subspace, plus the inputs' means and the
-        objective's known maximizers (restricted to the set), then refines the best ``n_starts``
-        of them jointly (:func:`~bocvs_env.problems.extrema.refine_min`).
+        The candidates are ``n_raw`` Sobol points in the set's subspace, the inputs' means and
+        the objective's known maximizers (restricted to the set). When the set's goal costs one
+        evaluation of ``f`` per query (the objective's sample mean is in closed form, or the set
+        holds every variable), every candidate is scored on all samples and the best
+        ``n_starts`` (default 16) are refined jointly
+        (:func:`~bocvs_env.problems.extrema.refine_min`). Otherwise a query costs
+        ``n_samples`` evaluations, so the candidates are screened on the first ``n_screen``
+        samples (a balanced Sobol subset), the best ``n_rescore`` are scored again on all
+        samples and the best ``n_starts`` (default 4) of those are refined on all samples. The
+        value returned is always ``g_i`` on all samples.
 
         Returns:
             The best value and the maximizing full query of shape ``(d,)`` (entries outside the
@@ -132,7 +145,7 @@ class GoalEvaluator:
         k = len(idx)
         means = torch.tensor([[p.mean for p in self.problem.distributions]], dtype=torch.float64)
         known = self.problem.objective.optimizers
-        raw = torch.cat(
+        candidates = torch.cat(
             [
                 SobolEngine(k, scramble=True, seed=seed).draw(n_raw, dtype=torch.float64),
                 means[:, idx],
@@ -140,9 +153,17 @@ class GoalEvaluator:
             ]
         )
         goal = self.set_goal(i)
+        cheap = self.problem.objective.closed_form_mean or k == self.problem.dim
         with torch.no_grad():
-            scores = goal(raw)
-        starts = raw[scores.topk(min(n_starts, raw.shape[0])).indices]
+            if not cheap and n_screen < self.n_samples:
+                screen = self.problem.objective.sample_mean(
+                    idx, self.samples[:n_screen], self.chunk
+                )
+                best = screen(candidates).topk(min(n_rescore, candidates.shape[0])).indices
+                candidates = candidates[best]
+            scores = goal(candidates)
+        n_starts = n_starts or (16 if cheap else 4)
+        starts = candidates[scores.topk(min(n_starts, candidates.shape[0])).indices]
         value, z = refine_min(lambda Z: -goal(Z), starts)
         x = torch.full((self.problem.dim,), 0.5, dtype=torch.float64)
         x[idx] = z

@@ -109,6 +109,8 @@ class GPSampleObjective(Objective):
         name: a short name.
     """
 
+    closed_form_mean = True
+
     def __init__(self, function: RandomFourierFeatureFunction, name: str = "gp_sample") -> None:
         self.function = function
         self.dim = function.dim

@@ -21,7 +21,9 @@ class Objective(ABC):
 
     Subclasses set ``dim``, ``shift`` (added to the raw values), ``optimal_value`` (the known
     maximum of the shifted ``f`` over the cube, or ``None``), ``optimizers`` (known maximizers,
-    ``k x d``, or ``None``; the oracle starts from them) and implement :meth:`raw`.
+    ``k x d``, or ``None``; the oracle starts from them) and implement :meth:`raw`. One that
+    overrides :meth:`sample_mean` with a form costing one evaluation per query, whatever the
+    number of samples, sets ``closed_form_mean`` (the oracle then searches more widely).
     """
 
     name: str
@@ -29,6 +31,7 @@ class Objective(ABC):
     shift: float = 0.0
     optimal_value: float | None = None
     optimizers: Tensor | None = None
+    closed_form_mean: bool = False
 
     @abstractmethod
     def raw(self, X: Tensor) -> Tensor:
