@@ -4,7 +4,10 @@ Both are privileged: they need ``f``, which only the environment knows. Expectat
 ``f`` over one fixed, seeded set of scrambled Sobol points mapped through the inverse CDFs of the
 input distributions (1024 by default, as many as the references' i.i.d. samples, with a much
 smaller error). The same sample set serves every control set (common random numbers), so
-differences between sets are not blurred by sampling noise.
+differences between sets are not blurred by sampling noise. Each set's average is the
+objective's :meth:`~bocvs_env.problems.objective.Objective.sample_mean` on that sample: ``f``
+evaluated at every sample, or an exact closed form where the objective has one (a GP sample's),
+which costs one evaluation of ``f`` per query instead of 1024 and lets the oracle search widely.
 """
 
 from __future__ import annotations
@@ -162,7 +165,8 @@ class GoalEvaluator:
                 best = screen(candidates).topk(min(n_rescore, candidates.shape[0])).indices
                 candidates = candidates[best]
             scores = goal(candidates)
-        n_starts = n_starts or (16 if cheap else 4)
+        if n_starts is None:
+            n_starts = 16 if cheap else 4
         starts = candidates[scores.topk(min(n_starts, candidates.shape[0])).indices]
         value, z = refine_min(lambda Z: -goal(Z), starts)
         x = torch.full((self.problem.dim,), 0.5, dtype=torch.float64)
