@@ -4,7 +4,10 @@ Both are privileged: they need ``f``, which only the environment knows. Expectat
 ``f`` over one fixed, seeded set of scrambled Sobol points mapped through the inverse CDFs of the
 input distributions (1024 by default, as many as the references' i.i.d. samples, with a much
 smaller error). The same sample set serves every control set (common random numbers), so
-differences between sets are not blurred by sampling noise.
+differences between sets are not blurred by sampling noise. Each set's average is the
+objective's :meth:`~bocvs_env.problems.objective.Objective.sample_mean` on that sample: ``f``
+evaluated at every sample, or an exact closed form where the objective has one (a GP sample's),
+which costs one evaluation of ``f`` per query instead of 1024 and lets the oracle search widely.
 """
 
 from __future__ import annotations
@@ -12,7 +15,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 import numpy as np
@@ -25,7 +28,7 @@ from bocvs_env.problems.extrema import refine_min
 from bocvs_env.problems.problem import Problem
 
 #: Bump when the oracle's algorithm changes, so that stale cached values are not reused.
-ORACLE_VERSION = 2
+ORACLE_VERSION = 4
 
 
 def cache_dir() -> Path:
@@ -48,11 +51,15 @@ def quasi_random_inputs(distributions: Sequence[InputDistribution], n: int, seed
 class GoalEvaluator:
     """Computes ``g_i(x)`` by averaging ``f`` over a fixed quasi-random sample of the inputs.
 
+    Each set's average is the objective's :meth:`~bocvs_env.problems.objective.Objective.sample_mean`
+    on that sample (built on first use), exact in closed form where the objective has one.
+
     Args:
         problem: the problem (its objective is privileged).
         n_samples: the number of quasi-random samples (a power of two keeps Sobol balanced).
         seed: the scrambling seed of the sample set.
-        chunk: the most queries evaluated at once (memory is ``chunk x n_samples x d`` doubles).
+        chunk: the most queries evaluated at once by the generic average (memory is
+            ``chunk x n_samples x d`` doubles).
     """
 
     def __init__(
@@ -63,10 +70,15 @@ class GoalEvaluator:
         self.seed = seed
         self.chunk = chunk
         self.samples = quasi_random_inputs(problem.distributions, n_samples, seed)  # n_samples x d
-        masks = torch.zeros(problem.n_sets, problem.dim, dtype=torch.bool)
-        for i, s in enumerate(problem.control_sets):
-            masks[i, list(s)] = True
-        self.masks = masks  # m x d
+        self._goals: dict[int, Callable[[Tensor], Tensor]] = {}
+
+    def set_goal(self, i: int) -> Callable[[Tensor], Tensor]:
+        """``g_i`` as a function of the set's own variables: ``batch x k`` queries (``k`` the
+        set's size, columns in the set's order) to ``batch`` values, differentiably."""
+        if i not in self._goals:
+            fixed = self.problem.control_sets[i]
+            self._goals[i] = self.problem.objective.sample_mean(fixed, self.samples, self.chunk)
+        return self._goals[i]
 
     def g(self, sets: Tensor, X: Tensor) -> Tensor:
         """Goal values of queries.
@@ -78,12 +90,11 @@ class GoalEvaluator:
         Returns:
             ``batch`` values of ``g_{sets[b]}(X[b])``.
         """
-        out = []
-        for lo in range(0, X.shape[0], self.chunk):
-            mask = self.masks[sets[lo : lo + self.chunk]].unsqueeze(-2)  # b x 1 x d
-            full = torch.where(mask, X[lo : lo + self.chunk].unsqueeze(-2), self.samples)
-            out.append(self.problem.objective(full).mean(dim=-1))
-        return torch.cat(out) if out else X.new_zeros(0)
+        out = X.new_zeros(X.shape[0])
+        for i in torch.unique(sets).tolist():
+            rows = sets == i
+            out[rows] = self.set_goal(i)(X[rows][:, list(self.problem.control_sets[i])])
+        return out
 
     def g_batch(self, sets: np.ndarray, X: np.ndarray) -> np.ndarray:
         """:meth:`g` on numpy arrays: ``sets`` ``(n,)`` and ``X`` ``(n, d)``, returns ``(n,)``."""
@@ -108,13 +119,26 @@ class GoalEvaluator:
         return hashlib.sha256(json.dumps(spec, sort_keys=True).encode()).hexdigest()[:24]
 
     def maximize(
-        self, i: int, n_raw: int = 1024, n_starts: int = 16, seed: int = 0
+        self,
+        i: int,
+        n_raw: int = 1024,
+        n_starts: int | None = None,
+        seed: int = 0,
+        n_screen: int = 32,
+        n_rescore: int = 32,
     ) -> tuple[float, np.ndarray]:
         """``max_{x^i} g_i(x^i)`` by multi-start L-BFGS-B with autograd gradients.
 
-        Scores ``n_raw`` Sobol candidates in the set's subspace, plus the inputs' means and the
-        objective's known maximizers (restricted to the set), then refines the best ``n_starts``
-        of them jointly (:func:`~bocvs_env.problems.extrema.refine_min`).
+        The candidates are ``n_raw`` Sobol points in the set's subspace, the inputs' means and
+        the objective's known maximizers (restricted to the set). When the set's goal costs one
+        evaluation of ``f`` per query (the objective's sample mean is in closed form, or the set
+        holds every variable), every candidate is scored on all samples and the best
+        ``n_starts`` (default 16) are refined jointly
+        (:func:`~bocvs_env.problems.extrema.refine_min`). Otherwise a query costs
+        ``n_samples`` evaluations, so the candidates are screened on the first ``n_screen``
+        samples (a balanced Sobol subset), the best ``n_rescore`` are scored again on all
+        samples and the best ``n_starts`` (default 4) of those are refined on all samples. The
+        value returned is always ``g_i`` on all samples.
 
         Returns:
             The best value and the maximizing full query of shape ``(d,)`` (entries outside the
@@ -124,27 +148,27 @@ class GoalEvaluator:
         k = len(idx)
         means = torch.tensor([[p.mean for p in self.problem.distributions]], dtype=torch.float64)
         known = self.problem.objective.optimizers
-        raw = torch.cat(
+        candidates = torch.cat(
             [
                 SobolEngine(k, scramble=True, seed=seed).draw(n_raw, dtype=torch.float64),
                 means[:, idx],
                 *([] if known is None else [known[:, idx].to(torch.float64)]),
             ]
         )
-        n_raw = raw.shape[0]
-        sets = torch.full((n_raw,), i, dtype=torch.long)
-        base = torch.full((n_raw, self.problem.dim), 0.5, dtype=torch.float64)
-        base[:, idx] = raw
+        goal = self.set_goal(i)
+        cheap = self.problem.objective.closed_form_mean or k == self.problem.dim
         with torch.no_grad():
-            scores = self.g(sets, base)
-        starts = raw[scores.topk(min(n_starts, n_raw)).indices]
-
-        def neg_g(Z: Tensor) -> Tensor:
-            X = torch.full((Z.shape[0], self.problem.dim), 0.5, dtype=torch.float64)
-            X[:, idx] = Z
-            return -self.g(sets[: Z.shape[0]], X)
-
-        value, z = refine_min(neg_g, starts)
+            if not cheap and n_screen < self.n_samples:
+                screen = self.problem.objective.sample_mean(
+                    idx, self.samples[:n_screen], self.chunk
+                )
+                best = screen(candidates).topk(min(n_rescore, candidates.shape[0])).indices
+                candidates = candidates[best]
+            scores = goal(candidates)
+        if n_starts is None:
+            n_starts = 16 if cheap else 4
+        starts = candidates[scores.topk(min(n_starts, candidates.shape[0])).indices]
+        value, z = refine_min(lambda Z: -goal(Z), starts)
         x = torch.full((self.problem.dim,), 0.5, dtype=torch.float64)
         x[idx] = z
         return -value, x.numpy()

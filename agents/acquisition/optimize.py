@@ -12,17 +12,16 @@ from one thread to another waits for the operating system (for a CPU, on a busy 
 
 from __future__ import annotations
 
-import functools
 from collections.abc import Callable, Sequence
 
 import numpy as np
 import torch
 from greenlet import getcurrent, greenlet
 from scipy.optimize import minimize
-from threadpoolctl import ThreadpoolController
 from torch import Tensor
 
 from agents.acquisition.estimator import Part
+from bocvs_env.blas import one_blas_thread
 
 #: ``(active problems, their points) -> [(value, gradient)]`` (see :func:`batched_lbfgsb`).
 ValuesAndGrads = Callable[[list[int], list[np.ndarray]], list[tuple[float, np.ndarray]]]
@@ -53,15 +52,8 @@ def batched_lbfgsb(
     options: dict[str, float] = {"maxiter": maxiter}
     lockstep = _Lockstep(values_and_grads, [np.clip(np.asarray(x, np.float64), 0, 1) for x in x0])
     # L-BFGS-B's BLAS calls are on tiny vectors: BLAS threads only cost (much, on a busy machine)
-    with _blas_libraries().limit(limits=1, user_api="blas"):
+    with one_blas_thread():
         return lockstep.run(options)
-
-
-@functools.cache
-def _blas_libraries() -> ThreadpoolController:
-    """The thread pools of the loaded libraries, found once (a search costs ~1.5 ms; the BLAS
-    libraries are loaded by this module's imports)."""
-    return ThreadpoolController()
 
 
 class _Stopped(Exception):

@@ -16,6 +16,8 @@ from scipy.optimize import minimize
 from torch import Tensor
 from torch.quasirandom import SobolEngine
 
+from bocvs_env.blas import one_blas_thread
+
 
 @dataclass(frozen=True)
 class Extremes:
@@ -30,7 +32,8 @@ class Extremes:
 def refine_min(
     fn: Callable[[Tensor], Tensor], starts: Tensor, maxiter: int = 200
 ) -> tuple[float, Tensor]:
-    """Minimize ``fn`` over the cube from ``n x d`` starts jointly with L-BFGS-B.
+    """Minimize ``fn`` over the cube from ``n x d`` starts jointly with L-BFGS-B (on one BLAS
+    thread: :func:`~bocvs_env.blas.one_blas_thread`).
 
     Returns the lowest value among the refined points and the starts, and its point ``(d,)``.
     """
@@ -42,14 +45,15 @@ def refine_min(
         (grad,) = torch.autograd.grad(total, Z)
         return float(total.detach()), grad.numpy().ravel()
 
-    res = minimize(
-        value_and_grad,
-        starts.numpy().ravel(),
-        jac=True,
-        method="L-BFGS-B",
-        bounds=[(0.0, 1.0)] * (n * d),
-        options={"maxiter": maxiter},
-    )
+    with one_blas_thread():
+        res = minimize(
+            value_and_grad,
+            starts.numpy().ravel(),
+            jac=True,
+            method="L-BFGS-B",
+            bounds=[(0.0, 1.0)] * (n * d),
+            options={"maxiter": maxiter},
+        )
     candidates = torch.cat([torch.from_numpy(np.clip(res.x, 0.0, 1.0).reshape(n, d)), starts])
     with torch.no_grad():
         values = fn(candidates)

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import math
 from abc import ABC, abstractmethod
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import torch
@@ -21,7 +21,9 @@ class Objective(ABC):
 
     Subclasses set ``dim``, ``shift`` (added to the raw values), ``optimal_value`` (the known
     maximum of the shifted ``f`` over the cube, or ``None``), ``optimizers`` (known maximizers,
-    ``k x d``, or ``None``; the oracle starts from them) and implement :meth:`raw`.
+    ``k x d``, or ``None``; the oracle starts from them) and implement :meth:`raw`. One that
+    overrides :meth:`sample_mean` with a form costing one evaluation per query, whatever the
+    number of samples, sets ``closed_form_mean`` (the oracle then searches more widely).
     """
 
     name: str
@@ -29,6 +31,7 @@ class Objective(ABC):
     shift: float = 0.0
     optimal_value: float | None = None
     optimizers: Tensor | None = None
+    closed_form_mean: bool = False
 
     @abstractmethod
     def raw(self, X: Tensor) -> Tensor:
@@ -41,6 +44,43 @@ class Objective(ABC):
     def describe(self) -> dict[str, Any]:
         """A JSON-able description for result provenance and cache keys."""
         return {"name": self.name, "dim": self.dim, "shift": self.shift}
+
+    def sample_mean(
+        self, fixed: Sequence[int], samples: Tensor, chunk: int = 64
+    ) -> Callable[[Tensor], Tensor]:
+        """The average of ``f`` over ``samples`` with the ``fixed`` variables set to ``z``.
+
+        Returns ``z -> mean_n f(x_n(z))``, where ``x_n(z)`` holds ``z`` in the ``fixed``
+        variables and ``samples[n]`` in the others: the goal ``g_i`` of a control set on a
+        fixed sample of the random inputs. The function maps ``batch x k`` float64 tensors
+        (``k = len(fixed)``, columns in the order of ``fixed``) to ``batch`` values,
+        differentiably.
+
+        This generic version evaluates ``f`` at every pair (``chunk`` queries at a time, each
+        ``n x d``; memory ``chunk x n x d`` doubles), or at ``z`` alone when ``fixed`` covers
+        every variable. Objectives whose average has a cheaper exact form override it.
+
+        Args:
+            fixed: the fixed variables (distinct indices in ``[0, d)``).
+            samples: ``n x d`` values of the random inputs (only the other columns are used).
+            chunk: the most queries evaluated at once.
+        """
+        fixed = list(fixed)
+        if sorted(fixed) == list(range(self.dim)):
+            return lambda Z: self(Z[:, torch.tensor(fixed).argsort()])
+        mask = torch.zeros(self.dim, dtype=torch.bool)
+        mask[fixed] = True
+
+        def mean(Z: Tensor) -> Tensor:
+            X = Z.new_zeros(Z.shape[0], self.dim)
+            X[:, fixed] = Z
+            out = [
+                self(torch.where(mask, X[lo : lo + chunk].unsqueeze(-2), samples)).mean(dim=-1)
+                for lo in range(0, X.shape[0], chunk)
+            ]
+            return torch.cat(out) if out else Z.new_zeros(0)
+
+        return mean
 
 
 class CallableObjective(Objective):
