@@ -320,7 +320,11 @@ def test_set_maxima_never_returns_less_than_an_incumbent() -> None:
     for bound in ("ucb", "lcb", "mean"):
         value, _ = guarded.set_maxima([2], bound)[2]
         at_best = guarded.acquisition.expected(
-            guarded.surrogate, 2, torch.as_tensor(best[None]), bound, guarded.beta
+            guarded.surrogate,
+            2,
+            torch.as_tensor(best[None]),
+            bound,
+            guarded.acquisition_options.beta,
         )
         assert value >= float(at_best[0])
     assert len(guarded._maximizers[2]) == 3
@@ -445,7 +449,7 @@ def test_fetc_commits_to_an_acceptable_set_by_this_rounds_bounds(bounds: str) ->
     if bounds == "integral":
         ((value, x),) = agent._value_maxima([2], 1.0).values()
         mean, std = agent.posterior.mean_std(agent.surrogate, 2, torch.as_tensor(x)[None])
-        assert value == pytest.approx(float(mean[0] + agent.beta * std[0]))
+        assert value == pytest.approx(float(mean[0] + agent.acquisition_options.beta * std[0]))
     with pytest.raises(ValueError, match="value_bounds"):
         make_agent("fetc", value_bounds="sometimes")
 
