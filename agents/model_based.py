@@ -29,10 +29,6 @@ from agents.surrogate import GPSurrogate, SamplePath
 
 __all__ = ["EXACT_SETTINGS", "FAST_SETTINGS", "FRUGAL_COMPUTE", "ModelBasedAgent"]
 
-#: The lengthscales of the reference codes where they differ from 0.1 (the project's
-#: specification), by problem name; the name is part of the public task.
-REFERENCE_LENGTHSCALES: dict[str, float] = {"plant": 0.2, "airfoil": 0.2}
-
 
 class ModelBasedAgent(BaseAgent):
     """Keeps a :class:`GPSurrogate` fitted to all data and an :class:`ExpectedAcquisition`.
@@ -51,7 +47,8 @@ class ModelBasedAgent(BaseAgent):
             every GP agent then does no better than random search (see
             ``examples/headline_comparison.py``).
         lengthscale: the fixed lengthscale; ``None`` takes the reference codes' value for the
-            task's problem name (0.2 for ``plant`` and ``airfoil``, 0.1 otherwise).
+            task's problem (:attr:`~bocvs_env.task.Task.reference_lengthscale`: 0.2 for
+            ``plant`` and ``airfoil``, 0.1 otherwise).
         noise: the fixed noise variance.
         outputscale: the fixed output scale.
         refit_every: the fewest observations between hyperparameter refits in ``"fitted"`` mode.
@@ -145,10 +142,11 @@ class ModelBasedAgent(BaseAgent):
         return self.config.exact
 
     def resolved_lengthscale(self) -> float:
-        """The lengthscale in use: the parameter, or the reference value for the task."""
+        """The lengthscale in use: the parameter, or the task's reference value
+        (:attr:`~bocvs_env.task.Task.reference_lengthscale`)."""
         if self.surrogate_options.lengthscale is not None:
             return float(self.surrogate_options.lengthscale)
-        return REFERENCE_LENGTHSCALES.get(self.task.name, 0.1)
+        return self.task.reference_lengthscale
 
     def start(self) -> None:
         model_seed = int(self.rng.integers(2**31 - 1))

@@ -50,6 +50,8 @@ class ProblemInfo:
         control_sets: the papers' control sets, in cost order.
         default_budget: the papers' budget.
         needs_data: whether the objective reads files from a data directory.
+        reference_lengthscale: the fixed GP lengthscale of the papers' reference codes on this
+            problem (0.1, the project's specification, where they do not differ).
     """
 
     name: str
@@ -58,6 +60,7 @@ class ProblemInfo:
     control_sets: tuple[tuple[int, ...], ...]
     default_budget: float = 100.0
     needs_data: bool = False
+    reference_lengthscale: float = 0.1
 
     def objective_factory(self) -> Callable[..., Objective]:
         module, func = self.objective.split(":")
@@ -80,7 +83,12 @@ PROBLEMS: dict[str, ProblemInfo] = {
             default_budget=50.0,
         ),
         ProblemInfo(
-            "plant", "Plant", "bocvs_env.problems.plant:plant", SETS_PLANT, needs_data=True
+            "plant",
+            "Plant",
+            "bocvs_env.problems.plant:plant",
+            SETS_PLANT,
+            needs_data=True,
+            reference_lengthscale=0.2,
         ),
         ProblemInfo(
             "airfoil",
@@ -88,6 +96,7 @@ PROBLEMS: dict[str, ProblemInfo] = {
             "bocvs_env.problems.airfoil:airfoil",
             SETS_AIRFOIL,
             needs_data=True,
+            reference_lengthscale=0.2,
         ),
     )
 }
@@ -163,4 +172,5 @@ def make_problem(
         n_initial=n_initial,
         name=name,
         config=config,
+        reference_lengthscale=info.reference_lengthscale,
     )

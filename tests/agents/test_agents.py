@@ -298,14 +298,14 @@ def test_registry_builds_every_agent_with_its_name() -> None:
             make_agent(name)
 
 
-def test_reference_lengthscale_by_problem_name() -> None:
+def test_the_fixed_lengthscale_defaults_to_the_tasks_reference_lengthscale() -> None:
     agent = ETCAgent(**FAST)
     problem = custom_problem()
     env = BOCVSEnv(problem, privileged_info=False)
     obs, info = env.reset(seed=0)
     agent.reset(env.task, obs, public_info(info), seed=0)
     assert agent.resolved_lengthscale() == 0.1
-    agent.reset(replace(env.task, name="airfoil"), obs, public_info(info), seed=0)
+    agent.reset(replace(env.task, reference_lengthscale=0.2), obs, public_info(info), seed=0)
     assert agent.resolved_lengthscale() == 0.2
     assert ETCAgent(lengthscale=0.3).params()["lengthscale"] == 0.3
 
