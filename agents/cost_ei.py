@@ -3,10 +3,8 @@ CArBO) over the expectation of the random inputs, with a learned cost model."""
 
 from __future__ import annotations
 
-import math
-from collections.abc import Mapping
-from types import MappingProxyType
-from typing import Any, ClassVar
+from dataclasses import dataclass
+from typing import ClassVar
 
 import numpy as np
 import torch
@@ -16,12 +14,28 @@ from torch import Tensor
 
 from agents.acquisition.screening import set_candidates
 from agents.base import Action, Observation
-from agents.checks import check_positive_integers
+from agents.checks import check_positive_finite, check_positive_integers
+from agents.config import FRUGAL, Computation, Rules
 from agents.cost_estimates import cooling_exponent, optimistic_mean_costs
 from agents.decisions import maximal_sets
 from agents.expected_posterior import ExpectedPosterior, expected_improvement
-from agents.model_based import FRUGAL_COMPUTE, ModelBasedAgent
+from agents.model_based import ModelBasedAgent
 from agents.set_search import maximize_on_set
+
+
+@dataclass(frozen=True)
+class CostEIRules(Rules):
+    """Cost-cooled EI's rules (:class:`CostCooledEIAgent` documents each)."""
+
+    cooling: bool = True
+    cost_prior: float | None = None
+    cost_warmup: bool = True
+    n_refine: int = 2
+
+    def __post_init__(self) -> None:
+        if self.cost_prior is not None:
+            check_positive_finite(cost_prior=self.cost_prior)
+        check_positive_integers(n_refine=self.n_refine)
 
 
 class CostCooledEIAgent(ModelBasedAgent):
@@ -83,30 +97,13 @@ class CostCooledEIAgent(ModelBasedAgent):
             on).
         n_refine: the best screened candidates per set refined by L-BFGS-B (default 2).
         **model: the options of :class:`~agents.model_based.ModelBasedAgent`,
-            with :data:`~agents.model_based.FRUGAL_COMPUTE`'s computation bounds by default.
+            with :data:`~agents.config.FRUGAL`'s computation bounds by default.
     """
 
     name = "ei-cost"
-    model_defaults: ClassVar[Mapping[str, Any]] = MappingProxyType(
-        {**ModelBasedAgent.model_defaults, **FRUGAL_COMPUTE}
-    )
-
-    def __init__(
-        self,
-        cooling: bool = True,
-        cost_prior: float | None = None,
-        cost_warmup: bool = True,
-        n_refine: int = 2,
-        **model: Any,
-    ) -> None:
-        super().__init__(**model)
-        if cost_prior is not None and not (math.isfinite(cost_prior) and cost_prior > 0):
-            raise ValueError(f"cost_prior must be positive and finite, got {cost_prior!r}")
-        self.cooling = cooling
-        self.cost_prior = cost_prior
-        self.cost_warmup = cost_warmup
-        check_positive_integers(n_refine=n_refine)
-        self.n_refine = n_refine
+    default_rules: ClassVar[CostEIRules] = CostEIRules()
+    default_computation: ClassVar[Computation] = FRUGAL
+    rules: CostEIRules
 
     def start(self) -> None:
         super().start()
@@ -117,16 +114,16 @@ class CostCooledEIAgent(ModelBasedAgent):
     def decide(self, observation: Observation) -> Action:
         m = self.task.n_sets
         unplayed = [i for i in range(m) if self.plays[i] == 0]
-        sets = unplayed if self.cost_warmup and unplayed else list(range(m))
+        sets = unplayed if self.rules.cost_warmup and unplayed else list(range(m))
         best = max(v for v, _ in self.set_maxima(self._maximal, "mean").values())
         found = {i: self._max_ei(i, best) for i in sets}
         ei = torch.tensor(
             [found[i][0] if i in found else 0.0 for i in range(m)], dtype=torch.float64
         )
-        costs = optimistic_mean_costs(self.cost_draws, self.cost_prior)
-        alpha = cooling_exponent(self.spent, self.task.budget) if self.cooling else 1.0
+        costs = optimistic_mean_costs(self.cost_draws, self.rules.cost_prior)
+        alpha = cooling_exponent(self.spent, self.task.budget) if self.rules.cooling else 1.0
         score = self.cost_weighted(ei, costs, alpha)
-        if self.cost_warmup and unplayed:  # the cost model's initial design: EI alone
+        if self.rules.cost_warmup and unplayed:  # the cost model's initial design: EI alone
             score = torch.where(torch.tensor([i in found for i in range(m)]), ei, -1.0)
         i = int(torch.argmax(score))
         self.log(
@@ -159,16 +156,12 @@ class CostCooledEIAgent(ModelBasedAgent):
     def _max_ei(self, i: int, best: float) -> tuple[float, np.ndarray]:
         """``max_{x^i} EI_i`` and its full query ``(d,)`` (entries outside the set 0.5)."""
         ctrl = list(self.task.control_sets[i])
-        Z = set_candidates(ctrl, self.raw_samples, self._sobol_seed + i, self.X)
+        Z = set_candidates(ctrl, self.acquisition_options.raw_samples, self._sobol_seed + i, self.X)
         return maximize_on_set(
-            lambda X: self._ei(i, X, best), self.task.dim, ctrl, Z, self.n_refine, self.maxiter
+            lambda X: self._ei(i, X, best),
+            self.task.dim,
+            ctrl,
+            Z,
+            self.rules.n_refine,
+            self.acquisition_options.maxiter,
         )
-
-    def params(self) -> dict[str, Any]:
-        return {
-            "cooling": self.cooling,
-            "cost_prior": self.cost_prior,
-            "cost_warmup": self.cost_warmup,
-            "n_refine": self.n_refine,
-            **super().params(),
-        }

@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping
+from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Any, ClassVar, Literal, get_args
 
 import numpy as np
 
 from agents.base import Action, Observation
+from agents.config import FAST_SETTINGS, FRUGAL_COMPUTE, Computation, Rules, check_choice
 from agents.decisions import (
     best_set,
     cheapest_feasible,
@@ -23,24 +25,64 @@ from agents.decisions import (
     round_robin_set,
     select_s1,
 )
-from agents.model_based import EXACT_SETTINGS, FAST_SETTINGS, UNSET, ModelBasedAgent, Unset
+from agents.model_based import ModelBasedAgent
 
 #: The values of ETC's ``lcb_tracking`` option.
 LcbTracking = Literal["off", "polish", "revalue"]
 LCB_TRACKING = get_args(LcbTracking)
 
-#: ETC's computations as first implemented (Algorithm 1 with a full ``max E[l]`` every round):
-#: the model's :data:`~agents.model_based.EXACT_SETTINGS` and ``lcb_tracking="off"``.
-#: ``ETCAgent(exact=True)``, the same as ``ETCAgent(**ETC_EXACT_SETTINGS)``, makes the
-#: decisions ETC made before issue 12's fast options became its defaults.
-ETC_EXACT_SETTINGS: Mapping[str, Any] = MappingProxyType({**EXACT_SETTINGS, "lcb_tracking": "off"})
 
-#: Issue 12's fast options for ETC: the model's :data:`~agents.model_based.FAST_SETTINGS` and
-#: ``lcb_tracking="revalue"``. ETC's defaults until issue 12's check on the whole grid found them
+@dataclass(frozen=True)
+class ETCComputation(Computation):
+    """ETC's computation: the model's (:class:`~agents.config.Computation`) and how it tracks
+    ``max E[l]`` between refits (``lcb_tracking``, :class:`ETCAgent`)."""
+
+    exact_settings: ClassVar[Mapping[str, Any]] = MappingProxyType(
+        {**Computation.exact_settings, "lcb_tracking": "off"}
+    )
+
+    lcb_tracking: LcbTracking = "revalue"
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        check_choice("lcb_tracking", self.lcb_tracking, LCB_TRACKING)
+
+
+#: ETC's computations as first implemented (Algorithm 1 with a full ``max E[l]`` every round):
+#: the model's :data:`~agents.config.EXACT_SETTINGS` and ``lcb_tracking="off"``.
+#: ``ETCAgent(exact=True)``, the same as ``ETCAgent(**ETC_EXACT_SETTINGS)``, makes the
+#: decisions ETC made before the fast options became its defaults.
+ETC_EXACT_SETTINGS: Mapping[str, Any] = ETCComputation.exact_settings
+
+#: The fast options for ETC: the model's :data:`~agents.config.FAST_SETTINGS` and
+#: ``lcb_tracking="revalue"``. ETC's defaults until the paired check on the whole grid found them
 #: worse on 3 of its 16 panels (benchmarks/README.md, "The defaults"); FETC's defaults.
 ETC_FAST_SETTINGS: Mapping[str, Any] = MappingProxyType(
     {**FAST_SETTINGS, "lcb_tracking": "revalue"}
 )
+
+#: ETC's presets: :data:`ETC_EXACT_SETTINGS` (ETC's default), the fast options, and the fast
+#: options with :data:`~agents.config.FRUGAL`'s bounds (FETC's and its ablation agents').
+ETC_EXACT = ETCComputation(**ETC_EXACT_SETTINGS)
+ETC_FAST = ETCComputation()
+ETC_FRUGAL = ETCComputation(**FRUGAL_COMPUTE)
+
+
+@dataclass(frozen=True)
+class ETCRules(Rules):
+    """ETC's own rules (:class:`ETCAgent` documents each)."""
+
+    explore_fraction: float = 0.6
+    alpha0: float = 0.1
+    halve_every: int | None = None
+
+    def __post_init__(self) -> None:
+        if not 0.0 <= self.explore_fraction <= 1.0:
+            raise ValueError(f"explore_fraction must be in [0, 1], got {self.explore_fraction!r}")
+        if not 0.0 <= self.alpha0 < 1.0:
+            raise ValueError(f"alpha0 must be in [0, 1), got {self.alpha0!r}")
+        if self.halve_every is not None and self.halve_every < 1:
+            raise ValueError(f"halve_every must be >= 1, got {self.halve_every!r}")
 
 
 class ETCAgent(ModelBasedAgent):
@@ -81,7 +123,7 @@ class ETCAgent(ModelBasedAgent):
 
     ETC's defaults are the exact settings (:data:`ETC_EXACT_SETTINGS`): every round as
     Algorithm 1 states it, a refit every ``refit_every`` points to convergence, every maximizer
-    polished on all samples. Issue 12's fast options (:data:`ETC_FAST_SETTINGS`: between
+    polished on all samples. The fast options (:data:`ETC_FAST_SETTINGS`: between
     hyperparameter refits ``max E[l]`` only revalued at last round's maximizers, refits on a
     geometric schedule, capped, polishing on fewer samples) cut its runs 2-3.5 times but made
     its final simple regret worse on 3 of the grid's 16 panels (plant with variance 0.04 in both
@@ -107,7 +149,7 @@ class ETCAgent(ModelBasedAgent):
             refit and comes at least every ``refit_every + 1`` rounds. Tracking trades a possibly
             missed better LCB optimum (the value lags until the next full maximization; it
             enters ``lcb_bar``, a running max) for a much cheaper round: the full max-LCB was
-            42% of an ETC episode on hartmann6 in 12-D and 83% of ``act`` on airfoil (issue 12).
+            42% of an ETC episode on hartmann6 in 12-D and 83% of ``act`` on airfoil.
             ``exact=True`` (:data:`ETC_EXACT_SETTINGS`, the defaults) refuses any other
             value of it or of the model's fast options.
         **model: the surrogate and acquisition options of :class:`ModelBasedAgent`
@@ -115,33 +157,10 @@ class ETCAgent(ModelBasedAgent):
     """
 
     name = "etc"
-    model_defaults: ClassVar[Mapping[str, Any]] = MappingProxyType(
-        {**ModelBasedAgent.model_defaults, **ETC_EXACT_SETTINGS}
-    )
-    exact_settings: ClassVar[Mapping[str, Any]] = ETC_EXACT_SETTINGS
-
-    def __init__(
-        self,
-        explore_fraction: float = 0.6,
-        alpha0: float = 0.1,
-        halve_every: int | None = None,
-        lcb_tracking: LcbTracking | Unset = UNSET,
-        **model: Any,
-    ) -> None:
-        super().__init__(**model)
-        (lcb_tracking,) = self.resolve_options(lcb_tracking=lcb_tracking).values()
-        if not 0.0 <= explore_fraction <= 1.0:
-            raise ValueError(f"explore_fraction must be in [0, 1], got {explore_fraction!r}")
-        if not 0.0 <= alpha0 < 1.0:
-            raise ValueError(f"alpha0 must be in [0, 1), got {alpha0!r}")
-        if halve_every is not None and halve_every < 1:
-            raise ValueError(f"halve_every must be >= 1, got {halve_every!r}")
-        self.explore_fraction = explore_fraction
-        self.alpha0 = alpha0
-        self.halve_every = halve_every
-        if lcb_tracking not in LCB_TRACKING:
-            raise ValueError(f"lcb_tracking must be one of {LCB_TRACKING}, got {lcb_tracking!r}")
-        self.lcb_tracking = lcb_tracking
+    default_rules: ClassVar[ETCRules] = ETCRules()
+    default_computation: ClassVar[ETCComputation] = ETC_EXACT
+    rules: ETCRules
+    computation: ETCComputation
 
     def start(self) -> None:
         super().start()
@@ -162,7 +181,11 @@ class ETCAgent(ModelBasedAgent):
         m = self.task.n_sets
         if self.exploring and self.n_explore % m == 0:
             self.exploring = continue_exploration(
-                self.spent, self.cost_sums, self.plays, self.task.budget, self.explore_fraction
+                self.spent,
+                self.cost_sums,
+                self.plays,
+                self.task.budget,
+                self.rules.explore_fraction,
             )
         if self.exploring:
             return self._explore()
@@ -174,11 +197,11 @@ class ETCAgent(ModelBasedAgent):
         """``max_{i, x^i} E[l_{t-1}]`` over the maximal sets (see ``lcb_tracking``)."""
         refits = self.surrogate.fitter.n_refits
         if (
-            self.lcb_tracking != "off"
+            self.computation.lcb_tracking != "off"
             and refits == self._lcb_refits
-            and self._lcb_rounds < self.refit_every
+            and self._lcb_rounds < self.surrogate_options.refit_every
         ):
-            maxiter = 0 if self.lcb_tracking == "revalue" else None
+            maxiter = 0 if self.computation.lcb_tracking == "revalue" else None
             maxima = self.set_maxima(self._maximal, "lcb", self._lcb_x, maxiter)
             self._lcb_rounds += 1
         else:
@@ -213,7 +236,9 @@ class ETCAgent(ModelBasedAgent):
     def alpha(self) -> float:
         """This exploitation round's tolerance: ``alpha0`` halved every ``halve_every`` rounds
         (``d`` if ``None``) of exploitation (:func:`agents.decisions.halving_alpha`)."""
-        return halving_alpha(self.n_exploit, self.alpha0, self.halve_every or self.task.dim)
+        return halving_alpha(
+            self.n_exploit, self.rules.alpha0, self.rules.halve_every or self.task.dim
+        )
 
     def _exploit(self) -> Action:
         m = self.task.n_sets
@@ -255,12 +280,3 @@ class ETCAgent(ModelBasedAgent):
     def cost_lower_bounds(self, horizon: float) -> np.ndarray:
         """``(m,)`` cost LCBs of Algorithm 1 line 24 (:func:`agents.decisions.cost_lcb`)."""
         return cost_lcb(self.cost_sums, self.plays, horizon)
-
-    def params(self) -> dict[str, Any]:
-        return {
-            "explore_fraction": self.explore_fraction,
-            "alpha0": self.alpha0,
-            "halve_every": self.halve_every,
-            "lcb_tracking": self.lcb_tracking,
-            **super().params(),
-        }

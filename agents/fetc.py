@@ -4,8 +4,8 @@ modes fixed, one constructor switch per fix (see docs/agents/fetc.md)."""
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Mapping
-from types import MappingProxyType
+from collections.abc import Iterable
+from dataclasses import dataclass
 from typing import Any, ClassVar, Literal
 
 import numpy as np
@@ -15,15 +15,15 @@ from agents.acquisition.screening import set_candidates
 from agents.allocation import cheapest_acceptable, exploration_fits, spend_balanced_set
 from agents.base import Action, Observation
 from agents.checks import check_positive_integers
+from agents.config import check_choice
 from agents.cost_estimates import bernstein_cost_lcb, optimistic_mean_costs
 from agents.decisions import (
     best_set,
     continue_exploration,
     horizon_estimate,
 )
-from agents.etc import ETC_FAST_SETTINGS, ETCAgent
+from agents.etc import ETC_FRUGAL, ETCAgent, ETCComputation, ETCRules
 from agents.expected_posterior import ExpectedPosterior
-from agents.model_based import FRUGAL_COMPUTE
 from agents.relevance import collapse_relevance, redundant_sets, relevant_variables
 from agents.set_search import maximize_on_set
 
@@ -37,6 +37,49 @@ ETC_SWITCHES: dict[str, Any] = {
     "relevance": False,
     "exploit_query": "ucb",
 }
+
+
+@dataclass(frozen=True)
+class FETCRules(ETCRules):
+    """FETC's rules: ETC's and its five components' switches (:class:`FETCAgent` documents
+    each)."""
+
+    allocation: Literal["spend", "count"] = "spend"
+    spend_exponent: float = 0.5
+    cost_bound: Literal["bernstein", "hoeffding"] = "bernstein"
+    cost_range: float | None = None
+    value_bounds: Literal["integral", "current", "intersected"] = "integral"
+    relevance: bool = True
+    relevance_threshold: float = 0.1
+    relevance_min_data: int | None = None
+    relevance_points: int = 32
+    relevance_growth: float = 1.25
+    exploit_query: Literal["ts", "ucb"] = "ts"
+    n_refine: int = 2
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        check_choice("allocation", self.allocation, ("spend", "count"))
+        check_choice("cost_bound", self.cost_bound, ("bernstein", "hoeffding"))
+        check_choice("value_bounds", self.value_bounds, ("integral", "current", "intersected"))
+        check_choice("exploit_query", self.exploit_query, ("ts", "ucb"))
+        if not 0.0 <= self.spend_exponent <= 1.0:
+            raise ValueError(f"spend_exponent must be in [0, 1], got {self.spend_exponent!r}")
+        if not 0.0 <= self.relevance_threshold <= 1.0:
+            raise ValueError(
+                f"relevance_threshold must be in [0, 1], got {self.relevance_threshold!r}"
+            )
+        if self.cost_range is not None and not (
+            math.isfinite(self.cost_range) and self.cost_range > 0
+        ):
+            raise ValueError(f"cost_range must be positive and finite, got {self.cost_range!r}")
+        if self.relevance_min_data is not None and self.relevance_min_data < 1:
+            raise ValueError(f"relevance_min_data must be >= 1, got {self.relevance_min_data!r}")
+        if self.relevance_points < 1:
+            raise ValueError(f"relevance_points must be >= 1, got {self.relevance_points!r}")
+        if not self.relevance_growth >= 1.0:
+            raise ValueError(f"relevance_growth must be >= 1, got {self.relevance_growth!r}")
+        check_positive_integers(n_refine=self.n_refine)
 
 
 class FETCAgent(ETCAgent):
@@ -96,7 +139,7 @@ class FETCAgent(ETCAgent):
        ``"integral"``, ``U_i``'s maximizer, polished again on ``E[u]`` by :meth:`played`).
 
     FETC's model options are ETC's (:class:`~agents.etc.ETCAgent`,
-    :class:`~agents.model_based.ModelBasedAgent`), with issue 12's fast options
+    :class:`~agents.model_based.ModelBasedAgent`), with the fast options
     (:data:`~agents.etc.ETC_FAST_SETTINGS`) by default, where ETC's are exact. A sixth switch,
     hyperparameter refits on the geometric schedule (spending on cheap sets makes several times
     more evaluations, and refits every ``refit_every`` points would dominate the run time), is
@@ -130,66 +173,15 @@ class FETCAgent(ETCAgent):
         **etc: ETC's parameters (``explore_fraction``, ``alpha0``, ``halve_every``,
             ``lcb_tracking``) and the model options of
             :class:`~agents.model_based.ModelBasedAgent`, with
-            :data:`~agents.model_based.FRUGAL_COMPUTE`'s computation bounds (``max_data``,
+            :data:`~agents.config.FRUGAL_COMPUTE`'s computation bounds (``max_data``,
             ``hold``) and :data:`~agents.etc.ETC_FAST_SETTINGS` by default (unless
             ``exact=True``): FETC buys thousands of evaluations of cheap sets.
     """
 
     name = "fetc"
-    model_defaults: ClassVar[Mapping[str, Any]] = MappingProxyType(
-        {**ETCAgent.model_defaults, **ETC_FAST_SETTINGS, **FRUGAL_COMPUTE}
-    )
-
-    def __init__(
-        self,
-        allocation: Literal["spend", "count"] = "spend",
-        spend_exponent: float = 0.5,
-        cost_bound: Literal["bernstein", "hoeffding"] = "bernstein",
-        cost_range: float | None = None,
-        value_bounds: Literal["integral", "current", "intersected"] = "integral",
-        relevance: bool = True,
-        relevance_threshold: float = 0.1,
-        relevance_min_data: int | None = None,
-        relevance_points: int = 32,
-        relevance_growth: float = 1.25,
-        exploit_query: Literal["ts", "ucb"] = "ts",
-        n_refine: int = 2,
-        **etc: Any,
-    ) -> None:
-        super().__init__(**etc)
-        for label, value, allowed in (
-            ("allocation", allocation, ("spend", "count")),
-            ("cost_bound", cost_bound, ("bernstein", "hoeffding")),
-            ("value_bounds", value_bounds, ("integral", "current", "intersected")),
-            ("exploit_query", exploit_query, ("ts", "ucb")),
-        ):
-            if value not in allowed:
-                raise ValueError(f"{label} must be one of {allowed}, got {value!r}")
-        if not 0.0 <= spend_exponent <= 1.0:
-            raise ValueError(f"spend_exponent must be in [0, 1], got {spend_exponent!r}")
-        if not 0.0 <= relevance_threshold <= 1.0:
-            raise ValueError(f"relevance_threshold must be in [0, 1], got {relevance_threshold!r}")
-        if cost_range is not None and not (math.isfinite(cost_range) and cost_range > 0):
-            raise ValueError(f"cost_range must be positive and finite, got {cost_range!r}")
-        if relevance_min_data is not None and relevance_min_data < 1:
-            raise ValueError(f"relevance_min_data must be >= 1, got {relevance_min_data!r}")
-        if relevance_points < 1:
-            raise ValueError(f"relevance_points must be >= 1, got {relevance_points!r}")
-        if not relevance_growth >= 1.0:
-            raise ValueError(f"relevance_growth must be >= 1, got {relevance_growth!r}")
-        self.allocation = allocation
-        self.spend_exponent = spend_exponent
-        self.cost_bound = cost_bound
-        self.cost_range = cost_range
-        self.value_bounds = value_bounds
-        self.relevance = relevance
-        self.relevance_threshold = relevance_threshold
-        self.relevance_min_data = relevance_min_data
-        self.relevance_points = relevance_points
-        self.relevance_growth = float(relevance_growth)
-        self.exploit_query = exploit_query
-        check_positive_integers(n_refine=n_refine)
-        self.n_refine = n_refine
+    default_rules: ClassVar[FETCRules] = FETCRules()
+    default_computation: ClassVar[ETCComputation] = ETC_FRUGAL
+    rules: FETCRules
 
     def start(self) -> None:
         self._relevance_n = 0  # the GP's data size at the last measure (0: never measured)
@@ -203,33 +195,43 @@ class FETCAgent(ETCAgent):
             self.exploring = self._keep_exploring()
         if not self.exploring:
             return self._exploit()
-        if self.allocation == "count" and not self.relevance and self.value_bounds == "intersected":
+        if (
+            self.rules.allocation == "count"
+            and not self.rules.relevance
+            and self.rules.value_bounds == "intersected"
+        ):
             return self._explore()  # ETC's round, with its bars
         return self._explore_frugal()
 
     def _keep_exploring(self) -> bool:
-        if self.allocation == "count":
+        if self.rules.allocation == "count":
             if self.n_explore % self.task.n_sets:
                 return True
             return continue_exploration(
-                self.spent, self.cost_sums, self.plays, self.task.budget, self.explore_fraction
+                self.spent,
+                self.cost_sums,
+                self.plays,
+                self.task.budget,
+                self.rules.explore_fraction,
             )
         if np.any(self.plays == 0):
             return True
         costs = optimistic_mean_costs(self.cost_draws)
         i, _ = self._next_explore_set(costs)
-        return exploration_fits(self.spent, costs[i], self.task.budget, self.explore_fraction)
+        return exploration_fits(self.spent, costs[i], self.task.budget, self.rules.explore_fraction)
 
     def _next_explore_set(self, costs: np.ndarray) -> tuple[int, dict[str, Any]]:
         """The exploration set (and what the relevance rule found, for the log)."""
         eligible = list(range(self.task.n_sets))
         note: dict[str, Any] = {}
-        if self.relevance and self.y.size >= (self.relevance_min_data or 2 * self.task.dim):
-            relevant = relevant_variables(self._relevance(), self.relevance_threshold)
+        if self.rules.relevance and self.y.size >= (
+            self.rules.relevance_min_data or 2 * self.task.dim
+        ):
+            relevant = relevant_variables(self._relevance(), self.rules.relevance_threshold)
             skipped = redundant_sets(self.task.control_sets, relevant, costs)
             eligible = [i for i in eligible if i not in skipped] or eligible
             note = {"relevant": relevant, "skipped": skipped}
-        exponent = self.spend_exponent if self.allocation == "spend" else 0.0
+        exponent = self.rules.spend_exponent if self.rules.allocation == "spend" else 0.0
         return spend_balanced_set(self.plays, costs, exponent, eligible), note
 
     def _relevance(self) -> np.ndarray:
@@ -238,31 +240,31 @@ class FETCAgent(ETCAgent):
         grown by ``relevance_growth``: ``relevance_points x d x s`` posterior means a measure
         (``s``: the acquisition's samples)."""
         n = self.surrogate.n_train
-        if self._relevance_n == 0 or n >= self.relevance_growth * self._relevance_n:
+        if self._relevance_n == 0 or n >= self.rules.relevance_growth * self._relevance_n:
             samples = self.acquisition.samples.numpy()
-            points = samples[: self.relevance_points]
+            points = samples[: self.rules.relevance_points]
             self._relevance_cache = collapse_relevance(self.surrogate, points, samples)
             self._relevance_n = n
         return self._relevance_cache
 
     def _explore_frugal(self) -> Action:
         i, note = self._next_explore_set(optimistic_mean_costs(self.cost_draws))
-        return self._explore(i, intersect=self.value_bounds == "intersected", **note)
+        return self._explore(i, intersect=self.rules.value_bounds == "intersected", **note)
 
     # ---------------------------------------------------------------------------- exploitation
     def cost_lower_bounds(self, horizon: float) -> np.ndarray:
-        if self.cost_bound == "hoeffding":
+        if self.rules.cost_bound == "hoeffding":
             return super().cost_lower_bounds(horizon)
-        return bernstein_cost_lcb(self.cost_draws, horizon, self.cost_range)
+        return bernstein_cost_lcb(self.cost_draws, horizon, self.rules.cost_range)
 
     def _exploit(self) -> Action:
-        if self.value_bounds == "intersected":
+        if self.rules.value_bounds == "intersected":
             action = super()._exploit()
         else:
             action = self._exploit_current()
-        self.decisions[-1]["query"] = self.exploit_query
+        self.decisions[-1]["query"] = self.rules.exploit_query
         i = int(action["control_set"])
-        if self.exploit_query == "ts":
+        if self.rules.exploit_query == "ts":
             path = self.sample_path()
             return {"control_set": i, "x": self.played(i, self.set_maxima([i], path)[i][1], path)}
         return {"control_set": i, "x": self.played(i, action["x"])}
@@ -272,7 +274,7 @@ class FETCAgent(ETCAgent):
         value, or averaged: ``value_bounds``), ``S3`` found lazily by cost level
         (:func:`agents.allocation.cheapest_acceptable`)."""
         alpha = self.alpha()
-        integral = self.value_bounds == "integral"
+        integral = self.rules.value_bounds == "integral"
         if integral:
             lcb_now = max(v for v, _ in self._value_maxima(range(self.task.n_sets), -1.0).values())
         else:
@@ -312,28 +314,15 @@ class FETCAgent(ETCAgent):
         out = {}
         for i in sets:
             ctrl = list(self.task.control_sets[i])
-            Z = set_candidates(ctrl, self.raw_samples, self.acquisition.seed + i, best)
+            Z = set_candidates(
+                ctrl, self.acquisition_options.raw_samples, self.acquisition.seed + i, best
+            )
 
             def bound(X: Tensor, i: int = i) -> Tensor:
                 mean, std = self.posterior.mean_std(self.surrogate, i, X)
-                return mean + sign * self.beta * std
+                return mean + sign * self.acquisition_options.beta * std
 
-            out[i] = maximize_on_set(bound, self.task.dim, ctrl, Z, self.n_refine, self.maxiter)
+            out[i] = maximize_on_set(
+                bound, self.task.dim, ctrl, Z, self.rules.n_refine, self.acquisition_options.maxiter
+            )
         return out
-
-    def params(self) -> dict[str, Any]:
-        return {
-            "allocation": self.allocation,
-            "spend_exponent": self.spend_exponent,
-            "cost_bound": self.cost_bound,
-            "cost_range": self.cost_range,
-            "value_bounds": self.value_bounds,
-            "relevance": self.relevance,
-            "relevance_threshold": self.relevance_threshold,
-            "relevance_min_data": self.relevance_min_data,
-            "relevance_points": self.relevance_points,
-            "relevance_growth": self.relevance_growth,
-            "exploit_query": self.exploit_query,
-            "n_refine": self.n_refine,
-            **super().params(),
-        }

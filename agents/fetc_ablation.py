@@ -5,20 +5,24 @@ Each class is a :class:`~agents.fetc.FETCAgent` whose switches default to ETC's 
 can put ``etc``, the five ``etc-<component>`` agents and ``fetc`` side by side and the table shows
 what each change buys alone. Keyword parameters pass through to :class:`~agents.fetc.FETCAgent`
 (a sweep's ``agent_params``), so any switch can still be set explicitly. The model options are
-FETC's computation, which every ablation agent keeps: issue 12's fast options
+FETC's computation, which every ablation agent keeps: the fast options
 (:data:`agents.etc.ETC_FAST_SETTINGS`) and the computation bounds
-(:data:`agents.model_based.FRUGAL_COMPUTE`); an agent that commits to a set of cost 0.01
+(:data:`agents.config.FRUGAL_COMPUTE`); an agent that commits to a set of cost 0.01
 (``etc-bernstein``) makes thousands of evaluations, and would take hours without them.
 ``etc-bounded`` is ETC with this computation alone, the baseline of the one-switch agents; against
 ``etc`` (exact settings) it shows what the computation costs. A sixth agent, ``etc-refit`` (the
-geometric refit schedule alone), was dropped while that schedule was ETC's default too (issue 12).
+geometric refit schedule alone), was dropped while that schedule was ETC's default too.
 """
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any, ClassVar
 
-from agents.fetc import ETC_SWITCHES, FETCAgent
+from agents.fetc import ETC_SWITCHES, FETCAgent, FETCRules
+
+#: The rules of FETC with every component switched off: ETC's rules.
+ETC_RULES = FETCRules(**ETC_SWITCHES)
 
 
 class AblationAgent(FETCAgent):
@@ -27,8 +31,9 @@ class AblationAgent(FETCAgent):
 
     component: ClassVar[dict[str, Any]] = {}
 
-    def __init__(self, **params: Any) -> None:
-        super().__init__(**{**ETC_SWITCHES, **self.component, **params})
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        cls.default_rules = replace(ETC_RULES, **cls.component)
 
 
 class ETCBoundedAgent(AblationAgent):

@@ -2,12 +2,10 @@
 
 from __future__ import annotations
 
-import enum
 import math
 from abc import abstractmethod
 from collections.abc import Callable, Mapping, Sequence
-from types import MappingProxyType
-from typing import Any, ClassVar, Literal
+from typing import Any, ClassVar
 
 import numpy as np
 import torch
@@ -15,57 +13,21 @@ from torch import Tensor
 
 from agents.acquisition import Bound, ExpectedAcquisition
 from agents.base import Action, BaseAgent, Observation
-from agents.checks import check_positive_finite, check_positive_integers
+from agents.config import (
+    EXACT_SETTINGS,
+    FAST,
+    FAST_SETTINGS,
+    FRUGAL_COMPUTE,
+    AcquisitionConfig,
+    AgentConfig,
+    Computation,
+    Rules,
+    SurrogateConfig,
+)
 from agents.decisions import full_set
-from agents.surrogate import GPSurrogate, RefitSchedule, SamplePath
-from agents.surrogate.gp import check_refit_schedule
+from agents.surrogate import GPSurrogate, SamplePath
 
-#: The lengthscales of the reference codes where they differ from 0.1 (the project's
-#: specification), by problem name; the name is part of the public task.
-REFERENCE_LENGTHSCALES: dict[str, float] = {"plant": 0.2, "airfoil": 0.2}
-
-#: The model options that give back the computations of the agents as first implemented, before
-#: issue 12's fast options became the defaults: every maximizer polished on all ``n_samples``
-#: samples, a hyperparameter refit every ``refit_every`` observations, each run to convergence.
-#: ``exact=True`` sets them (for ETC and its descendants also
-#: :data:`agents.etc.ETC_EXACT_SETTINGS`' ``lcb_tracking="off"``); so does
-#: ``make_agent(name, **EXACT_SETTINGS)`` for the agents other than ETC's. What the fast
-#: defaults save and cost: benchmarks/README.md, "Pilot: fast options", and the paired check
-#: ``benchmarks/configs/fast_quality.toml``.
-EXACT_SETTINGS: Mapping[str, Any] = MappingProxyType(
-    {"polish_samples": None, "refit_schedule": "every", "refit_maxiter": None}
-)
-
-
-#: The computation bounds of the agents that buy many cheap evaluations (FETC and its ablation
-#: agents, SADCBO, cost-cooled EI; their defaults): with the paper's cheap costs (0.01) and a
-#: budget of 100 they make thousands of evaluations, where ETC makes 400-700. The GP takes at
-#: most 512 of them (the decision then costs about what ETC's does at its largest ``n``) and a
-#: decision is held for 0.5% of the budget (at most 400 decisions a run, about 200 where the
-#: costs divide 0.5% of it, besides the plays of sets costing more than that). See ``max_data``
-#: and ``hold`` of :class:`ModelBasedAgent`; the figures behind them in docs/agents/fetc.md,
-#: "Computation bounds".
-FRUGAL_COMPUTE: Mapping[str, Any] = MappingProxyType({"max_data": 512, "hold": 0.005})
-
-
-#: The model options' fast defaults (issue 12: ``polish_samples=32``, geometric refits capped at
-#: 20 iterations), the counterpart of :data:`EXACT_SETTINGS`: the defaults of UCB-PSQ, FETC and
-#: the agents after it. ETC, ETC-50 and TS-PSQ keep the exact settings, which issue 12's check
-#: found better for them, and so does UCB-CVS, which it did not cover.
-FAST_SETTINGS: Mapping[str, Any] = MappingProxyType(
-    {"polish_samples": 32, "refit_schedule": "geometric", "refit_maxiter": 20}
-)
-
-
-class Unset(enum.Enum):
-    """The type of :data:`UNSET`."""
-
-    UNSET = "unset"
-
-
-#: The default of the options whose default is the agent class's
-#: (:attr:`ModelBasedAgent.model_defaults`): it tells "not given" from any value.
-UNSET = Unset.UNSET
+__all__ = ["EXACT_SETTINGS", "FAST_SETTINGS", "FRUGAL_COMPUTE", "ModelBasedAgent"]
 
 
 class ModelBasedAgent(BaseAgent):
@@ -85,7 +47,8 @@ class ModelBasedAgent(BaseAgent):
             every GP agent then does no better than random search (see
             ``examples/headline_comparison.py``).
         lengthscale: the fixed lengthscale; ``None`` takes the reference codes' value for the
-            task's problem name (0.2 for ``plant`` and ``airfoil``, 0.1 otherwise).
+            task's problem (:attr:`~bocvs_env.task.Task.reference_lengthscale`: 0.2 for
+            ``plant`` and ``airfoil``, 0.1 otherwise).
         noise: the fixed noise variance.
         outputscale: the fixed output scale.
         refit_every: the fewest observations between hyperparameter refits in ``"fitted"`` mode.
@@ -109,7 +72,7 @@ class ModelBasedAgent(BaseAgent):
             the cost of a less precise maximizer.
         polish_played: with ``polish_samples``, polish the query actually played once more on
             all samples (:meth:`played`), so that only the maximizations that compare sets use
-            fewer. Issue 12's check found ``polish_samples`` alone less precise on airfoil.
+            fewer. The paired quality check found ``polish_samples`` alone less precise on airfoil.
         refit_maxiter: the most L-BFGS-B iterations of a warm-started hyperparameter refit
             (:class:`~agents.surrogate.fitting.MAPFitter`; the first fit is never capped),
             20 by default; ``None`` runs each to convergence, as first implemented. A cap
@@ -136,155 +99,76 @@ class ModelBasedAgent(BaseAgent):
             sets, by up to about ``m * hold * budget``), and what a subclass counts per
             decision counts decisions, not plays (ETC's exploitation rounds, after every ``d`` of
             which ``alpha`` is halved).
-        exact: ``True`` sets the options of :attr:`exact_settings` (:data:`EXACT_SETTINGS`;
-            ETC's also ``lcb_tracking``): the computations as first implemented, before issue
-            12's fast options became the defaults; it refuses any other value given for them.
-            A sweep config names these settings this way (TOML has no ``None``).
+        exact: ``True`` sets the computation's
+            :attr:`~agents.config.Computation.exact_settings` (:data:`EXACT_SETTINGS`; ETC's
+            also ``lcb_tracking``): the computations as first implemented, before the fast
+            options became the defaults; it refuses any other value given for them. A sweep
+            config names these settings this way (TOML has no ``None``).
 
-    ``refit_schedule``, ``polish_samples``, ``refit_maxiter``, ``max_data`` and ``hold`` not
-    given take the agent class's :attr:`model_defaults`. These options are passed to the
+    The keyword parameters are split by name into the configuration's dataclasses
+    (:class:`~agents.config.AgentConfig`: :class:`~agents.config.SurrogateConfig`,
+    :class:`~agents.config.AcquisitionConfig`, the class's :attr:`computation` preset and its
+    :attr:`rules` preset), each of which checks its own fields; :meth:`params` is their union.
+    The computation options (``refit_schedule``, ``polish_samples``, ``refit_maxiter``,
+    ``max_data``, ``hold``) not given take the class's preset. These options are passed to the
     :class:`GPSurrogate` and :class:`ExpectedAcquisition` explicitly: they are the agents'
     defaults, where the components' own are the exact ones. The components' other options
     (``n_polish``, ``pre_refine``, ``exact_mean``, ``raw_n_samples``, ``n_features``,
     ``warm_start``) keep the components' defaults.
     """
 
-    #: The defaults of the options left :data:`UNSET`, by name: the fast options
-    #: (:data:`FAST_SETTINGS`) and no computation bounds; a subclass overrides some (ETC's are
-    #: the exact settings, FETC's the fast ones with :data:`FRUGAL_COMPUTE`).
-    model_defaults: ClassVar[Mapping[str, Any]] = MappingProxyType(
-        {**FAST_SETTINGS, "max_data": None, "hold": None}
-    )
-    #: What ``exact=True`` sets, by option name.
-    exact_settings: ClassVar[Mapping[str, Any]] = EXACT_SETTINGS
+    #: The policy's rules with their defaults (a subclass of :class:`~agents.config.Rules`).
+    default_rules: ClassVar[Rules] = Rules()
+    #: The computation preset: :data:`~agents.config.FAST` here; a policy overrides it (ETC's
+    #: is :data:`~agents.config.EXACT`, FETC's :data:`~agents.config.FRUGAL`).
+    default_computation: ClassVar[Computation] = FAST
 
-    def __init__(
-        self,
-        surrogate_mode: Literal["fixed", "fitted"] = "fitted",
-        lengthscale: float | None = None,
-        noise: float = 1e-4,
-        outputscale: float = 1.0,
-        refit_every: int = 10,
-        refit_schedule: RefitSchedule | Unset = UNSET,
-        refit_factor: float = 1.25,
-        n_samples: int = 128,
-        raw_samples: int = 256,
-        n_restarts: int = 8,
-        maxiter: int = 100,
-        beta: float = 2.0,
-        n_incumbents: int = 3,
-        polish_samples: int | Unset | None = UNSET,
-        polish_played: bool = True,
-        refit_maxiter: int | Unset | None = UNSET,
-        max_data: int | Unset | None = UNSET,
-        hold: float | Unset | None = UNSET,
-        exact: bool = False,
-    ) -> None:
+    def __init__(self, **params: Any) -> None:
         super().__init__()
-        self.exact = exact
-        options = self.resolve_options(
-            refit_schedule=refit_schedule,
-            polish_samples=polish_samples,
-            refit_maxiter=refit_maxiter,
-            max_data=max_data,
-            hold=hold,
-        )
-        if surrogate_mode not in ("fixed", "fitted"):
-            raise ValueError(f"surrogate_mode must be 'fixed' or 'fitted', got {surrogate_mode!r}")
-        self.refit_schedule: RefitSchedule = options["refit_schedule"]
-        check_refit_schedule(self.refit_schedule, refit_factor)
-        if beta < 0:
-            raise ValueError(f"beta must be >= 0, got {beta!r}")
-        check_positive_integers(  # here, not at the first reset
-            refit_every=refit_every,
-            n_samples=n_samples,
-            raw_samples=raw_samples,
-            n_restarts=n_restarts,
-            maxiter=maxiter,
-        )
-        # the GP's own checks (GPSurrogate), here rather than at the first reset
-        check_positive_finite(noise=noise, outputscale=outputscale)
-        if lengthscale is not None:
-            check_positive_finite(lengthscale=lengthscale)
-        self.surrogate_mode = surrogate_mode
-        self.lengthscale = lengthscale
-        self.noise = noise
-        self.outputscale = outputscale
-        self.refit_every = refit_every
-        self.refit_factor = refit_factor
-        self.n_samples = n_samples
-        self.raw_samples = raw_samples
-        self.n_restarts = n_restarts
-        self.maxiter = maxiter
-        self.beta = beta
-        if n_incumbents < 0:
-            raise ValueError(f"n_incumbents must be >= 0, got {n_incumbents!r}")
-        self.n_incumbents = n_incumbents
-        self.polish_samples: int | None = options["polish_samples"]
-        if self.polish_samples is not None and not (
-            isinstance(self.polish_samples, int) and self.polish_samples >= 1
-        ):
-            raise ValueError(
-                f"polish_samples must be None or a positive integer, got {self.polish_samples!r}"
-            )
-        self.polish_played = polish_played
-        self.refit_maxiter: int | None = options["refit_maxiter"]
-        self.max_data: int | None = options["max_data"]
-        if self.max_data is not None and not (
-            isinstance(self.max_data, int) and self.max_data >= 2
-        ):
-            raise ValueError(f"max_data must be None or an integer >= 2, got {self.max_data!r}")
-        self.hold: float | None = options["hold"]
-        if self.hold is not None and not 0.0 < self.hold < 1.0:
-            raise ValueError(f"hold must be None or in (0, 1), got {self.hold!r}")
+        self.config = AgentConfig.from_params(self.default_rules, self.default_computation, params)
+        self.surrogate_options: SurrogateConfig = self.config.surrogate
+        self.acquisition_options: AcquisitionConfig = self.config.acquisition
+        self.computation: Computation = self.config.computation
+        self.rules: Rules = self.config.rules
 
-    def resolve_options(self, **given: Any) -> dict[str, Any]:
-        """The values of the options ``given`` (name -> the value passed, maybe :data:`UNSET`):
-        :attr:`exact_settings`' with ``exact=True``, else the value given, else the class's
-        :attr:`model_defaults`.
+    @classmethod
+    def param_names(cls) -> set[str]:
+        """The keyword parameters the agent takes."""
+        return AgentConfig.parameter_names(type(cls.default_rules), type(cls.default_computation))
 
-        Raises:
-            ValueError: with ``exact=True``, naming the options given another value than the
-                exact one (``exact=True`` would silently replace it).
-        """
-        exact = self.exact_settings if self.exact else {}
-        clash = sorted(
-            k for k, v in given.items() if k in exact and v is not UNSET and v != exact[k]
-        )
-        if clash:
-            raise ValueError(f"exact=True sets {clash} itself; leave them out or set exact=False")
-        return {
-            k: exact[k] if k in exact else self.model_defaults[k] if v is UNSET else v
-            for k, v in given.items()
-        }
+    @property
+    def exact(self) -> bool:
+        """Whether ``exact=True`` set the computation's exact settings."""
+        return self.config.exact
 
     def resolved_lengthscale(self) -> float:
-        """The lengthscale in use: the parameter, or the reference value for the task."""
-        if self.lengthscale is not None:
-            return float(self.lengthscale)
-        return REFERENCE_LENGTHSCALES.get(self.task.name, 0.1)
+        """The lengthscale in use: the parameter, or the task's reference value
+        (:attr:`~bocvs_env.task.Task.reference_lengthscale`)."""
+        if self.surrogate_options.lengthscale is not None:
+            return float(self.surrogate_options.lengthscale)
+        return self.task.reference_lengthscale
 
     def start(self) -> None:
         model_seed = int(self.rng.integers(2**31 - 1))
         self.surrogate = GPSurrogate(
             self.task.dim,
-            mode=self.surrogate_mode,
+            mode=self.surrogate_options.surrogate_mode,
             lengthscale=self.resolved_lengthscale(),
-            noise=self.noise,
-            outputscale=self.outputscale,
-            refit_every=self.refit_every,
-            refit_schedule=self.refit_schedule,
-            refit_factor=self.refit_factor,
+            noise=self.surrogate_options.noise,
+            outputscale=self.surrogate_options.outputscale,
+            refit_every=self.surrogate_options.refit_every,
+            refit_schedule=self.computation.refit_schedule,
+            refit_factor=self.surrogate_options.refit_factor,
             seed=model_seed,
-            refit_maxiter=self.refit_maxiter,
+            refit_maxiter=self.computation.refit_maxiter,
         )
         self.acquisition = ExpectedAcquisition(
             self.task,
-            n_samples=self.n_samples,
+            n_samples=self.acquisition_options.n_samples,
             seed=model_seed,
-            raw_samples=self.raw_samples,
-            n_restarts=self.n_restarts,
-            maxiter=self.maxiter,
+            raw_samples=self.acquisition_options.raw_samples,
+            n_restarts=self.acquisition_options.n_restarts,
+            maxiter=self.acquisition_options.maxiter,
             polish_samples=self._polish_samples(),
         )
         self._maximizers: dict[int, list[np.ndarray]] = {}
@@ -300,7 +184,7 @@ class ModelBasedAgent(BaseAgent):
             if self.spent - since + c <= self.hold_spend() * (1 + 1e-9):
                 return {"control_set": i, "x": x.copy()}
         action = self.decide(observation)
-        if self.hold is not None:
+        if self.computation.hold is not None:
             x = np.asarray(action["x"], np.float64).copy()
             self._held = (int(action["control_set"]), x, self.spent)
         return action
@@ -311,13 +195,13 @@ class ModelBasedAgent(BaseAgent):
 
     def hold_spend(self) -> float:
         """The spend a decision is held for: ``hold`` times the budget (0 without ``hold``)."""
-        return 0.0 if self.hold is None else self.hold * self.task.budget
+        return 0.0 if self.computation.hold is None else self.computation.hold * self.task.budget
 
     def model_stride(self, n: int) -> int:
         """``k``: with ``n`` observations the GP conditions on every ``k``-th, 1 without
         ``max_data``, else the smallest power of two leaving at most ``max_data``."""
         k = 1
-        while self.max_data is not None and -(-n // k) > self.max_data:
+        while self.computation.max_data is not None and -(-n // k) > self.computation.max_data:
             k *= 2
         return k
 
@@ -328,9 +212,12 @@ class ModelBasedAgent(BaseAgent):
 
     def _polish_samples(self) -> int | None:
         """The acquisition's ``polish_samples``: ``None`` (all) where there are no more samples."""
-        if self.polish_samples is None or self.polish_samples >= self.n_samples:
+        if (
+            self.computation.polish_samples is None
+            or self.computation.polish_samples >= self.acquisition_options.n_samples
+        ):
             return None
-        return self.polish_samples
+        return self.computation.polish_samples
 
     def _refit(self) -> None:
         n = self.y.size
@@ -380,11 +267,13 @@ class ModelBasedAgent(BaseAgent):
         """
         sets = [int(i) for i in sets]
         if starts is None:
-            found = self.acquisition.maximize(self.surrogate, sets, bound=bound, beta=self.beta)
+            found = self.acquisition.maximize(
+                self.surrogate, sets, bound=bound, beta=self.acquisition_options.beta
+            )
         else:
             x0 = [starts[i] for i in sets]
             found = self.acquisition.polish_from(
-                self.surrogate, sets, x0, bound, self.beta, maxiter
+                self.surrogate, sets, x0, bound, self.acquisition_options.beta, maxiter
             )
         values = [float(v) for v, _ in found]
         better = self._better_incumbents(sets, values, bound)
@@ -393,10 +282,10 @@ class ModelBasedAgent(BaseAgent):
             query = np.asarray(x, np.float64)
             if i in better:
                 value, query = better[i]
-            if self.n_incumbents:
+            if self.acquisition_options.n_incumbents:
                 kept = self._maximizers.setdefault(i, [])
                 kept.append(query)
-                del kept[: -self.n_incumbents]
+                del kept[: -self.acquisition_options.n_incumbents]
             out[i] = (value, query)
         return out
 
@@ -413,10 +302,10 @@ class ModelBasedAgent(BaseAgent):
         every variable has no random inputs, so its samples are one query and ``x`` is kept.
         """
         full = i == full_set(self.task.control_sets, self.task.dim)
-        if full or not self.polish_played or self._polish_samples() is None:
+        if full or not self.acquisition_options.polish_played or self._polish_samples() is None:
             return x
         ((_, z),) = self.acquisition.polish_from(
-            self.surrogate, [i], [x], bound, self.beta, all_samples=True
+            self.surrogate, [i], [x], bound, self.acquisition_options.beta, all_samples=True
         )
         return np.asarray(z, np.float64)
 
@@ -427,7 +316,7 @@ class ModelBasedAgent(BaseAgent):
         for the sets where it beats the optimizer's ``values``; one call for all sets, valuing
         only the incumbents that can beat them
         (:meth:`~agents.acquisition.ExpectedAcquisition.expected_above`)."""
-        if not self.n_incumbents:
+        if not self.acquisition_options.n_incumbents:
             return {}
         incumbents = {i: self._incumbents(i) for i in sets}
         checked = [p for p, i in enumerate(sets) if len(incumbents[i])]
@@ -436,7 +325,7 @@ class ModelBasedAgent(BaseAgent):
             [(sets[p], torch.as_tensor(incumbents[sets[p]])) for p in checked],
             [values[p] for p in checked],
             bound,
-            self.beta,
+            self.acquisition_options.beta,
         )
         better = {}
         for p, v in zip(checked, above, strict=True):
@@ -453,7 +342,7 @@ class ModelBasedAgent(BaseAgent):
     def best_observed(self) -> np.ndarray:
         """The ``n_incumbents`` best observed queries ``(<= n_incumbents, d)``, best ``y``
         first (of equal ``y``, the earlier first)."""
-        return self.X[np.argsort(-self.y, kind="stable")[: self.n_incumbents]]
+        return self.X[np.argsort(-self.y, kind="stable")[: self.acquisition_options.n_incumbents]]
 
     def sample_path(self) -> SamplePath:
         """One posterior sample path (``batch_shape x d -> 1 x batch_shape``), seeded from the
@@ -464,24 +353,6 @@ class ModelBasedAgent(BaseAgent):
         return self.surrogate.sample_paths(1, generator)
 
     def params(self) -> dict[str, Any]:
-        return {
-            "surrogate_mode": self.surrogate_mode,
-            "lengthscale": self.lengthscale,
-            "noise": self.noise,
-            "outputscale": self.outputscale,
-            "refit_every": self.refit_every,
-            "refit_schedule": self.refit_schedule,
-            "refit_factor": self.refit_factor,
-            "n_samples": self.n_samples,
-            "raw_samples": self.raw_samples,
-            "n_restarts": self.n_restarts,
-            "maxiter": self.maxiter,
-            "beta": self.beta,
-            "n_incumbents": self.n_incumbents,
-            "polish_samples": self.polish_samples,
-            "polish_played": self.polish_played,
-            "refit_maxiter": self.refit_maxiter,
-            "max_data": self.max_data,
-            "hold": self.hold,
-            "exact": self.exact,
-        }
+        """The agent's keyword parameters (:meth:`agents.config.AgentConfig.params`): they
+        build the same agent again."""
+        return self.config.params()

@@ -3,16 +3,24 @@ queries": the best set and query by an optimistic score, ignoring cost."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
-from types import MappingProxyType
-from typing import Any, ClassVar
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import ClassVar
 
 from torch import Tensor
 
 from agents.acquisition import Bound
 from agents.base import Action, Observation
+from agents.config import EXACT, Computation, Rules
 from agents.decisions import best_set, full_set
-from agents.model_based import EXACT_SETTINGS, ModelBasedAgent
+from agents.model_based import ModelBasedAgent
+
+
+@dataclass(frozen=True)
+class PSQRules(Rules):
+    """UCB-PSQ's rule (:class:`UCBPSQAgent` documents it)."""
+
+    prefer_full_set: bool = True
 
 
 class UCBPSQAgent(ModelBasedAgent):
@@ -33,16 +41,16 @@ class UCBPSQAgent(ModelBasedAgent):
     """
 
     name = "ucb-psq"
-
-    def __init__(self, prefer_full_set: bool = True, **model: Any) -> None:
-        super().__init__(**model)
-        self.prefer_full_set = prefer_full_set
+    default_rules: ClassVar[PSQRules] = PSQRules()
+    rules: PSQRules
 
     def start(self) -> None:
         super().start()
         full = full_set(self.task.control_sets, self.task.dim)
         self._psq_sets = (
-            [full] if self.prefer_full_set and full is not None else list(range(self.task.n_sets))
+            [full]
+            if self.rules.prefer_full_set and full is not None
+            else list(range(self.task.n_sets))
         )
 
     def score(self) -> Bound | Callable[[Tensor], Tensor]:
@@ -61,9 +69,6 @@ class UCBPSQAgent(ModelBasedAgent):
         self.log(set=i, value=values[i], values={str(k): v for k, v in values.items()})
         return {"control_set": i, "x": self.played(i, maxima[i][1], score)}
 
-    def params(self) -> dict[str, Any]:
-        return {"prefer_full_set": self.prefer_full_set, **super().params()}
-
 
 class TSPSQAgent(UCBPSQAgent):
     """UCB-PSQ with ``u`` replaced by one posterior sample path per round (Thompson sampling).
@@ -75,17 +80,15 @@ class TSPSQAgent(UCBPSQAgent):
     generator every round. ``prefer_full_set`` holds for the same reason as in UCB-PSQ: the
     full set maximizes any function's expectation.
 
-    Its defaults are the exact settings (:data:`agents.model_based.EXACT_SETTINGS`), not the
-    fast options of the other agents: in issue 12's paired check the geometric, capped refits
+    Its defaults are the exact settings (:data:`agents.config.EXACT_SETTINGS`), not the
+    fast options of the other agents: in the fast options' paired quality check the geometric, capped refits
     made its final simple regret worse on hartmann6 in 12-D (where it plays only the full set,
     so the refits are the only difference: +0.27, 95% interval [0.08, 0.53], 5 seeds), and the
     options did not make it faster on airfoil (benchmarks/README.md, "Pilot: fast options").
     """
 
     name = "ts-psq"
-    model_defaults: ClassVar[Mapping[str, Any]] = MappingProxyType(
-        {**ModelBasedAgent.model_defaults, **EXACT_SETTINGS}
-    )
+    default_computation: ClassVar[Computation] = EXACT
 
     def score(self) -> Bound | Callable[[Tensor], Tensor]:
         return self.sample_path()

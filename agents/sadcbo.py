@@ -4,17 +4,34 @@ optimization", UAI 2024, arXiv:2305.14120), adapted to BOCVS."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from types import MappingProxyType
+from dataclasses import dataclass
 from typing import Any, ClassVar
 
 import numpy as np
 import torch
 
 from agents.base import Action, Observation
+from agents.config import FRUGAL, Computation, Rules
 from agents.cost_estimates import optimistic_mean_costs
-from agents.model_based import FRUGAL_COMPUTE, ModelBasedAgent
+from agents.model_based import ModelBasedAgent
 from agents.relevance import cheapest_covering_set, collapse_relevance, relevant_variables
+
+
+@dataclass(frozen=True)
+class SADCBORules(Rules):
+    """SADCBO's rules (:class:`SADCBOAgent` documents each)."""
+
+    threshold: float = 0.1
+    warmup: int | None = None
+    relevance_points: int = 3
+
+    def __post_init__(self) -> None:
+        if not 0.0 <= self.threshold <= 1.0:
+            raise ValueError(f"threshold must be in [0, 1], got {self.threshold!r}")
+        if self.warmup is not None and self.warmup < 0:
+            raise ValueError(f"warmup must be >= 0, got {self.warmup!r}")
+        if self.relevance_points < 1:
+            raise ValueError(f"relevance_points must be >= 1, got {self.relevance_points!r}")
 
 
 class SADCBOAgent(ModelBasedAgent):
@@ -80,31 +97,13 @@ class SADCBOAgent(ModelBasedAgent):
         warmup: observational decisions; ``None`` (the default) is ``d``.
         relevance_points: the best observed queries relevance is measured at (default 3).
         **model: the options of :class:`~agents.model_based.ModelBasedAgent`,
-            with :data:`~agents.model_based.FRUGAL_COMPUTE`'s computation bounds by default.
+            with :data:`~agents.config.FRUGAL`'s computation bounds by default.
     """
 
     name = "sadcbo"
-    model_defaults: ClassVar[Mapping[str, Any]] = MappingProxyType(
-        {**ModelBasedAgent.model_defaults, **FRUGAL_COMPUTE}
-    )
-
-    def __init__(
-        self,
-        threshold: float = 0.1,
-        warmup: int | None = None,
-        relevance_points: int = 3,
-        **model: Any,
-    ) -> None:
-        super().__init__(**model)
-        if not 0.0 <= threshold <= 1.0:
-            raise ValueError(f"threshold must be in [0, 1], got {threshold!r}")
-        if warmup is not None and warmup < 0:
-            raise ValueError(f"warmup must be >= 0, got {warmup!r}")
-        if relevance_points < 1:
-            raise ValueError(f"relevance_points must be >= 1, got {relevance_points!r}")
-        self.threshold = threshold
-        self.warmup = warmup
-        self.relevance_points = relevance_points
+    default_rules: ClassVar[SADCBORules] = SADCBORules()
+    default_computation: ClassVar[Computation] = FRUGAL
+    rules: SADCBORules
 
     def start(self) -> None:
         super().start()
@@ -112,7 +111,7 @@ class SADCBOAgent(ModelBasedAgent):
 
     def decide(self, observation: Observation) -> Action:
         costs = optimistic_mean_costs(self.cost_draws)
-        warmup = self.task.dim if self.warmup is None else self.warmup
+        warmup = self.task.dim if self.rules.warmup is None else self.rules.warmup
         note: dict[str, Any]
         if self.rounds < warmup or self.y.size == 0:
             sizes = [len(s) for s in self.task.control_sets]
@@ -120,7 +119,7 @@ class SADCBOAgent(ModelBasedAgent):
             note = {"phase": "observe"}
         else:
             relevance = self.relevance()
-            relevant = relevant_variables(relevance, self.threshold)
+            relevant = relevant_variables(relevance, self.rules.threshold)
             i = cheapest_covering_set(self.task.control_sets, relevance, relevant, costs)
             note = {"phase": "intervene", "relevance": relevance.tolist(), "relevant": relevant}
         value, x = self.set_maxima([i], "ucb")[i]
@@ -132,13 +131,5 @@ class SADCBOAgent(ModelBasedAgent):
         """``(d,)`` feature-collapsing relevance at the best observed queries."""
         with torch.no_grad():
             mu = self.surrogate.mean(torch.as_tensor(self.X))
-        best = self.X[np.argsort(-mu.numpy(), kind="stable")[: self.relevance_points]]
+        best = self.X[np.argsort(-mu.numpy(), kind="stable")[: self.rules.relevance_points]]
         return collapse_relevance(self.surrogate, best, self.acquisition.samples.numpy())
-
-    def params(self) -> dict[str, Any]:
-        return {
-            "threshold": self.threshold,
-            "warmup": self.warmup,
-            "relevance_points": self.relevance_points,
-            **super().params(),
-        }

@@ -210,10 +210,10 @@ def _worker_episode(args: argparse.Namespace) -> dict[str, Any]:
     return {
         "completed": completed,
         "budget": args.budget,
-        "alpha0": agent.alpha0,
-        "halve_every": agent.halve_every,
+        "alpha0": agent.rules.alpha0,
+        "halve_every": agent.rules.halve_every,
         "initial_points": env.problem.n_initial,
-        "surrogate_mode": agent.surrogate_mode,
+        "surrogate_mode": agent.surrogate_options.surrogate_mode,
         "agent_params": agent.params(),
         "seconds": time.perf_counter() - t0,
         "cpu_seconds": time.process_time() - cpu0,

@@ -114,13 +114,17 @@ def privileged_params(cls: Any) -> tuple[str, ...]:
 
 
 def accepted_params(name: str) -> set[str] | None:
-    """The keyword parameters agent ``name``'s constructor takes, following ``**kwargs`` that
-    it passes on to its base classes' constructors; ``None`` if it takes any.
+    """The keyword parameters agent ``name``'s constructor takes: those its class lists by a
+    ``param_names()`` class method, else those of its constructor's signature, following
+    ``**kwargs`` that it passes on to its base classes' constructors; ``None`` if it takes any.
 
     Raises:
         ValueError: as :func:`agent_class`.
     """
     target = agent_class(name)
+    listed = getattr(target, "param_names", None)
+    if callable(listed):
+        return set(listed())
     chain = target.__mro__ if isinstance(target, type) else (target,)
     accepted: set[str] = set()
     for owner in chain:

@@ -23,9 +23,9 @@ import torch
 from torch import Tensor
 from torch.quasirandom import SobolEngine
 
-from bocvs_env.problems.distributions import InputDistribution
 from bocvs_env.problems.extrema import refine_min
 from bocvs_env.problems.problem import Problem
+from bocvs_env.sampling import quasi_random_inputs
 
 #: Bump when the oracle's algorithm changes, so that stale cached values are not reused.
 ORACLE_VERSION = 4
@@ -34,18 +34,6 @@ ORACLE_VERSION = 4
 def cache_dir() -> Path:
     """Where cached oracles and fitted models live: ``$BOCVS_CACHE_DIR`` or ``~/.cache/bocvs``."""
     return Path(os.environ.get("BOCVS_CACHE_DIR", Path.home() / ".cache" / "bocvs"))
-
-
-def quasi_random_inputs(distributions: Sequence[InputDistribution], n: int, seed: int) -> Tensor:
-    """``n x d`` scrambled Sobol points mapped through each variable's inverse CDF (float64).
-
-    ``d = len(distributions)``; the same ``seed`` gives the same points (agents and the goal
-    evaluator share this one construction).
-    """
-    sobol = SobolEngine(len(distributions), scramble=True, seed=seed)
-    U = sobol.draw(n, dtype=torch.float64).numpy()
-    cols = [p.icdf(U[:, l]) for l, p in enumerate(distributions)]
-    return torch.from_numpy(np.stack(cols, axis=1))
 
 
 class GoalEvaluator:

@@ -25,6 +25,9 @@ class Task:
             so that ``f >= 0``, and a user's objective is shifted by its declared lower bound).
         n_initial: the number of free, fully controlled initial points the environment evaluates
             at reset (reported in ``info["initial_x"]`` and ``info["initial_y"]``).
+        reference_lengthscale: the fixed GP lengthscale the papers' reference codes use on this
+            problem (0.1, the project's specification, or 0.2 on plant and airfoil): a model
+            default an agent may take, not a property of ``f``.
     """
 
     name: str
@@ -34,6 +37,7 @@ class Task:
     budget: float
     lower_bound: float = 0.0
     n_initial: int = 0
+    reference_lengthscale: float = 0.1
 
     @property
     def n_sets(self) -> int:

@@ -7,7 +7,7 @@ GP over those random variables (Hayashi et al. 2022; Tay et al. 2023; Hoang et a
 sampling, ``E[path]`` of a posterior sample path.
 
 The expectation is an average over one fixed, seeded set of scrambled Sobol points mapped through
-the inverse CDFs of the distributions (:func:`bocvs_env.goal.quasi_random_inputs`, the
+the inverse CDFs of the distributions (:func:`bocvs_env.sampling.quasi_random_inputs`, the
 construction the goal evaluator uses). The same points serve every set and every round (common
 random numbers), so comparisons between sets and rounds are not blurred by sampling noise, and
 128 quasi-random points are far more accurate than the references' 1,024 i.i.d. draws.
@@ -104,12 +104,12 @@ class ExpectedAcquisition:
             ``polish_samples`` samples (a prefix of the Sobol sequence, balanced for powers of
             two), then value the polished points with all ``n_samples``; ``None`` polishes with
             all. Trades the maximizer's precision for time: the polishing's per-sample
-            quadratic forms are most of a decision where the expectation has samples (issue 12,
+            quadratic forms are most of a decision where the expectation has samples (
             airfoil); the returned values are still the ``n_samples`` expectation.
 
     The defaults here are the exact computations; the agents pass every option explicitly, with
     defaults of their own (:class:`~agents.model_based.ModelBasedAgent`, whose
-    ``polish_samples`` is one of issue 12's fast options).
+    ``polish_samples`` is one of the fast options).
     """
 
     def __init__(

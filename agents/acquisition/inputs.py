@@ -5,13 +5,13 @@ from __future__ import annotations
 import torch
 from torch import Tensor
 
-from bocvs_env.goal import quasi_random_inputs
+from bocvs_env.sampling import quasi_random_inputs
 from bocvs_env.task import Task
 
 
 class RandomInputs:
     """One fixed, seeded set of scrambled Sobol points of every variable, mapped through the
-    inverse CDFs of the known distributions (:func:`bocvs_env.goal.quasi_random_inputs`, the
+    inverse CDFs of the known distributions (:func:`bocvs_env.sampling.quasi_random_inputs`, the
     construction the goal evaluator uses).
 
     The same points serve every set and every round (common random numbers), so comparisons

@@ -76,7 +76,7 @@ class GPSurrogate(FactorizedPosterior):
             ``"geometric"``: also wait until the data has grown by the factor ``refit_factor``
             since the last fit, so that an episode of ``n`` points refits ``O(log n)`` times
             rather than ``n / refit_every`` (a warm-started refit costs about 1.3 s at
-            ``n = 300`` and 6 s at ``n = 1,000``; issue 12). Between refits the factor is
+            ``n = 300`` and 6 s at ``n = 1,000``). Between refits the factor is
             extended with the last hyperparameters.
         refit_factor: the geometric schedule's growth factor (``> 1``): the next refit comes at
             ``max(n_fit + refit_every, refit_factor * n_fit)`` points for ``n_fit`` at the last.
@@ -89,7 +89,7 @@ class GPSurrogate(FactorizedPosterior):
             convergence); see :class:`~agents.surrogate.fitting.MAPFitter`.
 
     The defaults here are the exact computations (and the reference codes' fixed mode). The
-    agents pass every option explicitly, with defaults of their own: issue 12's fast options
+    agents pass every option explicitly, with defaults of their own: the fast options
     and the fitted mode (:class:`~agents.model_based.ModelBasedAgent`, the one home of the
     agents' defaults).
     """

@@ -39,8 +39,8 @@ import torch
 from scipy.optimize import minimize
 from torch import Tensor
 
-from bocvs_env.goal import quasi_random_inputs
 from bocvs_env.gp import rbf
+from bocvs_env.sampling import quasi_random_inputs
 from bocvs_env.task import Task
 
 Bound = Literal["ucb", "lcb"]
@@ -281,7 +281,7 @@ def common_expected_bound(
     """The suite's common judge: ``E[bound]`` of queries under one high-precision estimate.
 
     The expectation over the random variables is an average over ``n_samples`` scrambled Sobol
-    points (:func:`bocvs_env.goal.quasi_random_inputs`), the same for every query.
+    points (:func:`bocvs_env.sampling.quasi_random_inputs`), the same for every query.
 
     Args:
         gp: the posterior.

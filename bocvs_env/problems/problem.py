@@ -55,6 +55,8 @@ class Problem:
         n_initial: free, fully controlled uniform initial points evaluated at reset (>= 0).
         name: the problem's name (defaults to the objective's).
         config: the keyword arguments that built it, for provenance and cache keys.
+        reference_lengthscale: the reference codes' fixed GP lengthscale on this problem, public
+            (:attr:`~bocvs_env.task.Task.reference_lengthscale`).
     """
 
     objective: Objective
@@ -66,6 +68,7 @@ class Problem:
     n_initial: int = 5
     name: str = ""
     config: dict[str, Any] | None = None
+    reference_lengthscale: float = 0.1
 
     def __post_init__(self) -> None:
         d = self.objective.dim
@@ -89,6 +92,10 @@ class Problem:
         if real(self.noise_std, "noise_std") < 0:
             raise ValueError(f"noise_std must be finite and >= 0, got {self.noise_std!r}")
         object.__setattr__(self, "n_initial", integer(self.n_initial, "n_initial", minimum=0))
+        if real(self.reference_lengthscale, "reference_lengthscale") <= 0:
+            raise ValueError(
+                f"reference_lengthscale must be positive, got {self.reference_lengthscale!r}"
+            )
 
     @property
     def dim(self) -> int:
@@ -110,6 +117,7 @@ class Problem:
             budget=float(self.budget),
             lower_bound=0.0,
             n_initial=self.n_initial,
+            reference_lengthscale=self.reference_lengthscale,
         )
 
     def describe(self) -> dict[str, Any]:

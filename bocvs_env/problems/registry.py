@@ -52,6 +52,8 @@ class ProblemInfo:
         needs_data: whether the objective reads files from a data directory.
         description: what the problem is, in a few words (the README's and ``bocvs run
             --help``'s listing, :func:`bocvs_env.registration.problem_listing`).
+        reference_lengthscale: the fixed GP lengthscale of the papers' reference codes on this
+            problem (0.1, the project's specification, where they do not differ).
     """
 
     name: str
@@ -61,6 +63,7 @@ class ProblemInfo:
     default_budget: float = 100.0
     needs_data: bool = False
     description: str = ""
+    reference_lengthscale: float = 0.1
 
     def objective_factory(self) -> Callable[..., Objective]:
         module, func = self.objective.split(":")
@@ -115,6 +118,7 @@ PROBLEMS: dict[str, ProblemInfo] = {
             SETS_PLANT,
             needs_data=True,
             description="plant growth simulator",
+            reference_lengthscale=0.2,
         ),
         ProblemInfo(
             "airfoil",
@@ -123,6 +127,7 @@ PROBLEMS: dict[str, ProblemInfo] = {
             SETS_AIRFOIL,
             needs_data=True,
             description="airfoil self-noise GP",
+            reference_lengthscale=0.2,
         ),
     )
 }
@@ -198,4 +203,5 @@ def make_problem(
         n_initial=n_initial,
         name=name,
         config=config,
+        reference_lengthscale=info.reference_lengthscale,
     )

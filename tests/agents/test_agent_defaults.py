@@ -1,7 +1,7 @@
 """Every model-based agent's parameters, as built by name, are pinned.
 
 A benchmark run records ``params()``; an agent's defaults (its own and those of the model
-options it inherits, :attr:`agents.model_based.ModelBasedAgent.model_defaults`) decide what a
+options, :class:`agents.config.AgentConfig` with the class's presets) decide what a
 sweep that names only the agent runs. The fixture ``data/agent_defaults.json`` holds, for every
 registered :class:`~agents.model_based.ModelBasedAgent`, ``params()`` built with no parameters
 and with ``exact=True``; a default that moves fails here, beside the decision fixtures

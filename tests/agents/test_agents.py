@@ -298,14 +298,14 @@ def test_registry_builds_every_agent_with_its_name() -> None:
             make_agent(name)
 
 
-def test_reference_lengthscale_by_problem_name() -> None:
+def test_the_fixed_lengthscale_defaults_to_the_tasks_reference_lengthscale() -> None:
     agent = ETCAgent(**FAST)
     problem = custom_problem()
     env = BOCVSEnv(problem, privileged_info=False)
     obs, info = env.reset(seed=0)
     agent.reset(env.task, obs, public_info(info), seed=0)
     assert agent.resolved_lengthscale() == 0.1
-    agent.reset(replace(env.task, name="airfoil"), obs, public_info(info), seed=0)
+    agent.reset(replace(env.task, reference_lengthscale=0.2), obs, public_info(info), seed=0)
     assert agent.resolved_lengthscale() == 0.2
     assert ETCAgent(lengthscale=0.3).params()["lengthscale"] == 0.3
 
@@ -320,7 +320,11 @@ def test_set_maxima_never_returns_less_than_an_incumbent() -> None:
     for bound in ("ucb", "lcb", "mean"):
         value, _ = guarded.set_maxima([2], bound)[2]
         at_best = guarded.acquisition.expected(
-            guarded.surrogate, 2, torch.as_tensor(best[None]), bound, guarded.beta
+            guarded.surrogate,
+            2,
+            torch.as_tensor(best[None]),
+            bound,
+            guarded.acquisition_options.beta,
         )
         assert value >= float(at_best[0])
     assert len(guarded._maximizers[2]) == 3
@@ -445,7 +449,7 @@ def test_fetc_commits_to_an_acceptable_set_by_this_rounds_bounds(bounds: str) ->
     if bounds == "integral":
         ((value, x),) = agent._value_maxima([2], 1.0).values()
         mean, std = agent.posterior.mean_std(agent.surrogate, 2, torch.as_tensor(x)[None])
-        assert value == pytest.approx(float(mean[0] + agent.beta * std[0]))
+        assert value == pytest.approx(float(mean[0] + agent.acquisition_options.beta * std[0]))
     with pytest.raises(ValueError, match="value_bounds"):
         make_agent("fetc", value_bounds="sometimes")
 

@@ -1,8 +1,8 @@
-"""The options that make decisions cheaper at some cost in precision (issue 12): fewer samples when
+"""The options that make decisions cheaper at some cost in precision: fewer samples when
 polishing, ETC's max-LCB tracked from last round's maximizers, a cap on refit iterations. Each
-changes what it says. They (:data:`agents.model_based.FAST_SETTINGS`,
+changes what it says. They (:data:`agents.config.FAST_SETTINGS`,
 :data:`agents.etc.ETC_FAST_SETTINGS`) are the defaults of UCB-PSQ and FETC; ETC, ETC-50, TS-PSQ
-and UCB-CVS keep the exact settings (:data:`agents.model_based.EXACT_SETTINGS`,
+and UCB-CVS keep the exact settings (:data:`agents.config.EXACT_SETTINGS`,
 :data:`agents.etc.ETC_EXACT_SETTINGS`), with which the agents decide as first implemented (see
 test_decisions_unchanged.py)."""
 
@@ -174,7 +174,7 @@ def components(agent: ETCAgent) -> tuple[Any, ...]:
         agent.acquisition.polish_samples,
         surrogate.refit_schedule,
         surrogate.fitter.maxiter,
-        agent.lcb_tracking,
+        agent.computation.lcb_tracking,
     )
 
 
@@ -271,7 +271,11 @@ def play_recording(agent: Any, rounds: int) -> list[tuple[int, float, float]]:
         i = int(action["control_set"])
         x = torch.as_tensor(action["x"]).unsqueeze(0)
         with torch.no_grad():
-            value = float(agent.acquisition.expected(agent.surrogate, i, x, "ucb", agent.beta)[0])
+            value = float(
+                agent.acquisition.expected(
+                    agent.surrogate, i, x, "ucb", agent.acquisition_options.beta
+                )[0]
+            )
         rows.append((i, found[i], value))
         obs, reward, terminated, truncated, info = env.step(action)
         agent.observe(action, obs, float(reward), terminated, truncated, public_info(info))
@@ -293,7 +297,7 @@ def test_the_played_query_is_polished_again_on_every_sample(name: str) -> None:
 
 @pytest.mark.parametrize("name", ["ts-psq", "etc-50", "ucb-cvs-est"])
 def test_the_agents_the_check_did_not_clear_keep_the_exact_settings(name: str) -> None:
-    """Issue 12's check found TS-PSQ and ETC-50 worse with the fast options and did not cover
+    """The paired quality check found TS-PSQ and ETC-50 worse with the fast options and did not cover
     UCB-CVS: their defaults stay exact while UCB-PSQ's (same class family) take the fast
     options; one option still moves."""
     own = make_agent(name).params()  # type: ignore[attr-defined]

@@ -1,4 +1,4 @@
-"""The agents' geometric refit schedule (their default since issue 12) reaches their surrogate."""
+"""The agents' geometric refit schedule (the fast options' default) reaches their surrogate."""
 
 from __future__ import annotations
 

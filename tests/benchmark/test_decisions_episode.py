@@ -50,7 +50,7 @@ def test_episode_stops_and_says_so_at_its_time_limit(tmp_path: Path) -> None:
     assert not report["completed"]
     assert report["evaluations"] == 1
     # options left unset keep the agent's and the problem's defaults, and are reported
-    assert report["alpha0"] == ETCAgent().alpha0
+    assert report["alpha0"] == ETCAgent().rules.alpha0
     assert report["halve_every"] is None
     assert report["initial_points"] == Problem.n_initial
 

@@ -223,7 +223,7 @@ def test_the_value_bounds_sweep_pairs_fetc_with_its_averaged_bounds_off_the_grid
     }
     fetc, averaged = make_agent("fetc"), make_agent(other)
     assert type(fetc) is type(averaged) is FETCAgent
-    assert fetc.value_bounds == "integral"
+    assert fetc.rules.value_bounds == "integral"
 
 
 def _config(name: str) -> SweepConfig:

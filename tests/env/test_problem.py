@@ -11,6 +11,7 @@ from bocvs_env.problems import (
     TruncatedNormal,
     make_problem,
 )
+from bocvs_env.problems.registry import PROBLEMS
 
 
 def _problem(**overrides) -> Problem:
@@ -34,6 +35,16 @@ def test_valid_problem_and_its_public_task() -> None:
     assert not hasattr(task, "objective") and not hasattr(task, "cost_model")
 
 
+def test_the_reference_lengthscale_is_problem_metadata_in_the_public_task() -> None:
+    """The reference codes' GP lengthscale (0.2 on plant and airfoil, 0.1 elsewhere) comes with
+    the built-in problem's registry entry, and any problem passes its own to the task."""
+    assert {n: info.reference_lengthscale for n, info in PROBLEMS.items()} == {
+        n: 0.2 if n in ("plant", "airfoil") else 0.1 for n in PROBLEMS
+    }
+    assert make_problem("hartmann3").task().reference_lengthscale == 0.1
+    assert _problem(reference_lengthscale=0.3).task().reference_lengthscale == 0.3
+
+
 @pytest.mark.parametrize(
     ("overrides", "message"),
     [
@@ -49,6 +60,7 @@ def test_valid_problem_and_its_public_task() -> None:
         ({"n_initial": -1}, "n_initial"),
         ({"distributions": [TruncatedNormal(0.02)] * 2}, "one distribution per variable"),
         ({"cost_model": GaussianCost([0.1])}, "1 means for 2 control sets"),
+        ({"reference_lengthscale": 0.0}, "reference_lengthscale must be positive"),
     ],
 )
 def test_bad_problems_are_rejected(overrides, message) -> None:
