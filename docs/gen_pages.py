@@ -192,6 +192,7 @@ def agent_page(name: str, target: str) -> str:
             "    options:",
             "      members: false",
             "      show_root_heading: false",
+            "      show_docstring_parameters: false",  # the table above has them, with defaults
             "      show_source: false",
             "",
         ]
