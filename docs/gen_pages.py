@@ -81,7 +81,9 @@ def env_ids_table(src_uri: str) -> str:
         "| id | problem name | d | sets | default budget | notes |",
         "| --- | --- | ---: | ---: | ---: | --- |",
     ]
-    specs = [(f"bocvs/{p.env_name}-v{VERSION}", p.name, {}) for p in PROBLEMS.values()]
+    specs: list[tuple[str, str, dict[str, Any]]] = [
+        (f"bocvs/{p.env_name}-v{VERSION}", p.name, {}) for p in PROBLEMS.values()
+    ]
     specs += [(env_id, name, fixed) for env_id, (name, fixed) in PRESETS.items()]
     for env_id, name, fixed in specs:
         info = PROBLEMS[name]
@@ -203,15 +205,18 @@ def agent_defaults(name: str, cls: Any) -> tuple[dict[str, Any], tuple[str, ...]
     """The agent's parameters and defaults (``make_agent(name).params()``), and the names of
     those it cannot be built without (``required_params``), which the table marks required.
 
-    An agent that needs a parameter no placeholder can stand for (a trained model) is described
-    by its constructor's signature instead."""
+    An agent that needs a parameter no placeholder can stand for (a trained model), or that has
+    no ``params()`` (the :class:`~bocvs_env.agent.Agent` protocol does not ask for one), is
+    described by its constructor's signature instead."""
     from bocvs_env.agent_registration import make_agent
 
     required = tuple(getattr(cls, "required_params", ()))
     placeholders = {"costs": (1.0,)}
     if all(key in placeholders for key in required):
         agent = make_agent(name, **{key: placeholders[key] for key in required})
-        return dict(agent.params()), required
+        params = getattr(agent, "params", None)
+        if callable(params):
+            return dict(params()), required
     parameters = inspect.signature(cls).parameters.values()
     return {
         p.name: None if p.default is inspect.Parameter.empty else p.default
