@@ -1,4 +1,4 @@
-"""The decision benchmark of issue 6: the agents' decisions against a reference-style decision,
+"""The decision benchmark: the agents' decisions against a reference-style decision,
 side by side, with quality judged by one common estimate.
 
 For ``hartmann6_12d`` (cheap costs, variance 0.02) it builds one seeded data set through the real

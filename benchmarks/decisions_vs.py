@@ -1,6 +1,6 @@
 """The decision benchmark of ``decisions.py`` for this tree and another git revision, side by
-side in one invocation (issue 12: "the decision benchmark at n = 1,000 and 10,000 is no slower
-than now").
+side in one invocation: whether a change made the decision at, say, n = 1,000 and 10,000 slower
+or heavier.
 
 One data set is made (``decisions.py``'s, through this tree's environment: uniform random sets
 and queries on hartmann6 in 12-D); then, for each ``n`` and agent (``ucb-psq``, ``etc``), each

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Regenerates every results page of docs/ from the published runs alone (issue 14): the paper's
+# Regenerates every results page of docs/ from the published runs alone: the paper's
 # grid (docs/paper/), FETC's claims and ablation (docs/agents/), and the settings the paper left
 # out (docs/extras/). No run is made; nothing but the published folder is read (and, for
 # docs/paper/cost.md, the reference implementations' timings, benchmarks/results/decisions.json).

@@ -1,4 +1,4 @@
-"""Whole episodes of the agents as users run them, timed step by step and by phase (issue 12).
+"""Whole episodes of the agents as users run them, timed step by step and by phase.
 
 Every episode runs in a fresh subprocess with one torch/BLAS thread. Each step's time is split
 into four phases, measured by wrapping the agent's and the environment's methods on the instance

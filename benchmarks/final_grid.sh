@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Issue 14's final grid, at one commit (552ba3d), carried across machines by its published runs
+# The published grid, at one commit (552ba3d), carried across machines by its published runs
 # (docs/data): set a machine up from them, resume the runs, publish what was made. Run it from
 # main's checkout, in a Python environment where main is installed (pip install torch==2.13.0,
 # then pip install -e ".[dev]"): main gives the bocvs command, the store's rebuild and the

@@ -21,7 +21,7 @@ simple regret against cost (divided by the budget), claim 2 on evaluations, clai
 of the spend on the costliest set; and last the paired differences with their intervals.
 
 ``--proposed fetc`` states the same claims for another agent against every other one, with its
-CPU time per run as a ratio to ``--time-reference``'s (default ``etc``; issue 13's page,
+CPU time per run as a ratio to ``--time-reference``'s (default ``etc``; FETC's page,
 ``docs/agents/fetc_claims.md``).
 
 It reads a result store or a folder written by ``bocvs publish`` (``docs/data``), and refuses

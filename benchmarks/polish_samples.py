@@ -1,4 +1,4 @@
-"""How much the maxima of ``E[l]`` and ``E[u]`` move when the polishing uses fewer samples (issue 12).
+"""How much the maxima of ``E[l]`` and ``E[u]`` move when the polishing uses fewer samples.
 
 Plays ``n`` uniformly random (set, query) rounds of a problem through the environment, fits the
 agents' default GP (fitted mode) to them, and maximizes ``E[bound]`` over every set, once with

@@ -1,7 +1,7 @@
 """Rebuild a result store from a published folder, so that a sweep resumes after its runs.
 
-A long sweep that outlives its machine (issue 14's grid ran over several sessions, on machines
-that keep only what is committed) is carried by its published folder: at the end of a session
+A long sweep that outlives its machine (the published grid ran over several sessions, on
+machines that keep only what is committed) is carried by its published folder: at the end of a session
 ``bocvs publish`` writes the runs so far, which are committed; on the next machine this script
 rebuilds a store from them and ``bocvs run`` goes on where it stopped. The rebuilt runs lack
 what publishing leaves out (``x``, ``y``, the decision logs) and publish again unchanged

@@ -137,7 +137,10 @@ SUMMARY_FIELDS: dict[str, str] = {
     "i_star": "the target set: the cheapest set within alpha of g*",
     "simple_regret": "g* minus the best expected value among the queries (lower is better)",
     "simple_regret_area": "mean simple regret over spend in [0, budget] (lower is better)",
-    "quality_regret": "cumulative sum of (1 - alpha) g* - g of each query (lower is better)",
+    "quality_regret": (
+        "cumulative sum of (1 - alpha) g* - g of each query (lower is better; negative when "
+        "the queries beat (1 - alpha) g* on the whole)"
+    ),
     "cost_regret": "cumulative mean cost paid above the target set's (lower is better)",
     "cost_varying_regret": "UCB-CVS's cumulative cost-weighted regret (lower is better)",
     "target_plays": "plays of the target set",

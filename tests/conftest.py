@@ -10,9 +10,10 @@ import pytest
 REPO = Path(__file__).resolve().parents[1]
 
 
-#: What a skip for want of data says (the README's section tells where the files come from).
+#: What a skip for want of data says (docs/data-files.md tells where the files come from).
 NO_DATA = (
-    "set BOCVS_DATA_DIR to the folder of plant_svgp.npz and airfoil_self_noise.dat (README: Data)"
+    "set BOCVS_DATA_DIR to the folder of plant_svgp.npz and airfoil_self_noise.dat "
+    "(docs/data-files.md)"
 )
 
 

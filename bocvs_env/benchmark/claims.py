@@ -7,7 +7,7 @@ does so by spending on the cheaper target set ``i*`` rather than on the costlies
 module computes, per panel, what those claims compare, and the page of verdicts by paired
 comparison over seeds (:mod:`bocvs_env.benchmark.compare`), with the CPU time per run beside
 them; ``benchmarks/paper_claims.py`` prints it. The same page states the claims for any other
-agent (``proposed``), e.g. FETC against ETC and the rest (issue 13).
+agent (``proposed``), e.g. FETC against ETC and the rest.
 """
 
 from __future__ import annotations

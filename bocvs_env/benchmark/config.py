@@ -47,7 +47,8 @@ else:  # pragma: no cover - Python 3.10
     import tomli as tomllib
 
 #: Bump when the meaning of a configuration changes, so that old store rows are not reused.
-#: 2: the model-based agents' defaults became issue 12's fast options (``exact=True`` is the old).
+#: 2: the model-based agents' defaults became the fast computation settings (``exact=True`` is
+#: the old; docs/design/computation-settings.md).
 CONFIG_VERSION = 2
 
 #: ``make_problem`` options that are part of a run's configuration, with their defaults.

@@ -17,7 +17,7 @@ import numpy as np
 #: The environment variable naming the data directory when no ``data_dir`` is given.
 DATA_DIR_ENV = "BOCVS_DATA_DIR"
 
-_DATA_README = "the project's data README"
+_DATA_README = "the documentation's data files page (docs/data-files.md)"
 #: Where each known file comes from, for the error message of a missing file.
 SOURCES: dict[str, str] = {
     "airfoil_self_noise.dat": (

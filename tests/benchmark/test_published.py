@@ -279,7 +279,7 @@ def summary_of(page: str) -> str:
 
 
 @pytest.mark.skipif(
-    not (DOCS_DATA / RUNS_FILE).is_file(), reason="docs/data is published by the grid (issue 14)"
+    not (DOCS_DATA / RUNS_FILE).is_file(), reason="docs/data holds no published runs"
 )
 def test_docs_pages_are_recomputed_from_the_published_data(
     capsys: pytest.CaptureFixture[str],
@@ -325,7 +325,7 @@ def test_docs_pages_are_recomputed_from_the_published_data(
 
 
 @pytest.mark.skipif(
-    not (DOCS_DATA / RUNS_FILE).is_file(), reason="docs/data is published by the grid (issue 14)"
+    not (DOCS_DATA / RUNS_FILE).is_file(), reason="docs/data holds no published runs"
 )
 def test_docs_data_is_one_commit_and_ucb_psq_ignores_the_other_sets_costs() -> None:
     """Every published run comes from one commit; in the paper's grid UCB-PSQ, which plays only
@@ -358,7 +358,7 @@ def test_docs_data_is_one_commit_and_ucb_psq_ignores_the_other_sets_costs() -> N
 
 def test_runs_recorded_under_an_older_config_version_are_read(published: Path) -> None:
     """A run published before a :data:`CONFIG_VERSION` bump keeps its old key and stays
-    readable (issue 12's check compares such runs with new ones)."""
+    readable (the check of the fast computation settings compares such runs with new ones)."""
     from bocvs_env.benchmark.config import CONFIG_VERSION
 
     before = PublishedRuns(published).runs()

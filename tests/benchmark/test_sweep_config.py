@@ -260,8 +260,9 @@ def test_the_settings_beyond_the_paper_are_new_cells_with_the_grids_agents(name:
 
 
 def test_the_fast_options_check_pairs_every_paper_agent_with_its_exact_variant() -> None:
-    """The sweep run at 061d433 as ``X`` (then the exact settings) and ``X@fast``: now the
-    fast options are the defaults, ``X`` is the fast side and ``X@exact`` the exact one."""
+    """The paired check of the fast computation settings (``fast_quality.toml``): ``X`` at the
+    fast defaults and ``X@exact`` at the exact settings, for every model-based agent of the
+    paper, on the paper's panels and seeds 0-4."""
     from agents import make_agent
     from agents.etc import ETC_EXACT_SETTINGS
     from agents.model_based import EXACT_SETTINGS
