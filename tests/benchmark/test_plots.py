@@ -107,7 +107,7 @@ def test_summary_table(two_agents_two_panels: list[StoredRun]) -> None:
     header = next(line for line in text.splitlines() if line.startswith("| agent"))
     assert header.split(" | ")[1:4] == [
         "seeds",
-        "final simple regret (mean ± SE)",
+        "final simple regret (mean ± SE, lower is better)",
         "evaluations (mean ± SE)",
     ]
     assert text.rstrip().endswith(FOOTNOTE) and "standard error" in FOOTNOTE

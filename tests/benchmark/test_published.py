@@ -382,7 +382,7 @@ def test_report_flags_filter_and_default_to_every_agent_and_seed(
         assert "| etc | random | 2 |" in capsys.readouterr().out
         assert main(["table", *source, "--agents", "etc", "--seeds", "1-1"]) == 0
         out = capsys.readouterr().out
-        assert "| etc | 1 |" in out and "random" not in out
+        assert "| etc | 1 |" in out and "| random |" not in out
     assert main(["table", "--data", str(published), "--cost-sets", "moderate"]) == 2
     assert "no recorded runs for the selection" in capsys.readouterr().err
 
