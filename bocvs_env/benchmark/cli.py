@@ -392,7 +392,7 @@ def _cmd_verify(args: argparse.Namespace) -> int:
     with open_runs(args.data) as source:
         published = source.runs(None)
     seeds = range(args.seeds) if isinstance(args.seeds, int) else args.seeds
-    sample = select_runs(published, args.sample, args.seed, seeds)
+    sample = select_runs(published, args.sample, args.seed, seeds, args.agents)
     print(f"bocvs verify: rerunning {len(sample)} runs of {args.data} in {args.numerics} mode",
           file=sys.stderr)  # fmt: skip
 
@@ -496,6 +496,7 @@ def build_parser() -> argparse.ArgumentParser:
     verify.add_argument("--seed", type=int, default=0, help="seeds the sample's draw")
     verify.add_argument("--seeds", type=_seeds, help="draw from the runs of these seeds only: "
                         "a count (0..n-1), a comma list, or a range: 5-9")  # fmt: skip
+    verify.add_argument("--agents", nargs="+", help="draw from the runs of these agents only")
     verify.add_argument("--numerics", choices=MODES, default="fast",
                         help="the reruns' kernels (default fast: the published runs were made "
                         "with the machine's own)")  # fmt: skip
