@@ -51,7 +51,7 @@ def run(
 ) -> pd.DataFrame:
     """One ``bocvs run`` under ``env_extra``; its steps."""
     store = folder / f"{abs(hash(name))}.db"
-    out = folder / f"{abs(hash(name))}.csv"
+    out = folder / f"{abs(hash(name))}.parquet"
     env = {**os.environ, **env_extra}
     bocvs = [sys.executable, "-m", "bocvs_env.benchmark"]
     sweep = ["--problems", *args.problems, "--cost-sets", "cheap", "--variances", "0.02"]
@@ -62,7 +62,7 @@ def run(
     subprocess.run(cmd, env=env, check=True, stdout=subprocess.DEVNULL)
     cmd = [*bocvs, "export", "--store", str(store), "--level", "steps", "--out", str(out)]
     subprocess.run(cmd, env=env, check=True, stdout=subprocess.DEVNULL)
-    return pd.read_csv(out, float_precision="round_trip")
+    return pd.read_parquet(out)
 
 
 def first_differences(base: pd.DataFrame, other: pd.DataFrame) -> list[str]:

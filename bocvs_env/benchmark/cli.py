@@ -58,6 +58,7 @@ from typing import TYPE_CHECKING, Any
 
 from bocvs_env.benchmark.config import PRESETS, SweepConfig, preset
 from bocvs_env.benchmark.stats import BOOTSTRAP_SEED, LEVEL, RESAMPLES
+from bocvs_env.numerics import MODES, WORKER_DEFAULT
 from bocvs_env.registration import problem_listing
 
 # The store, the executors and the runs import torch (about 2 s): each command imports them
@@ -519,7 +520,7 @@ def _cmd_verify(args: argparse.Namespace) -> int:
     with open_runs(args.data) as source:
         published = source.runs(None)
     seeds = range(args.seeds) if isinstance(args.seeds, int) else args.seeds
-    sample = select_runs(published, args.sample, args.seed, seeds)
+    sample = select_runs(published, args.sample, args.seed, seeds, args.agents)
     print(f"bocvs verify: rerunning {len(sample)} runs of {args.data} in {args.numerics} mode",
           file=sys.stderr)  # fmt: skip
 
@@ -552,9 +553,9 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--executor", choices=("local", "ray"), default="local")
     run.add_argument("--workers", type=_positive, help="local processes, or CPUs of a local Ray")
     run.add_argument("--ray-address", help="connect to this Ray cluster (else start one)")
-    run.add_argument("--numerics", choices=("reproducible", "fast"),
+    run.add_argument("--numerics", choices=MODES,
                      help="the workers' kernels: pinned, to reproduce on any x86-64 machine with "
-                     "AVX2, or the machine's own (default: $BOCVS_NUMERICS, else reproducible; "
+                     f"AVX2, or the machine's own (default: $BOCVS_NUMERICS, else {WORKER_DEFAULT}; "
                      "see docs/reproducibility.md)")  # fmt: skip
     run.add_argument("--out", type=Path, help="plot folder (default: the sweep's name beside "
                      "the store)")  # fmt: skip
@@ -642,7 +643,8 @@ def build_parser() -> argparse.ArgumentParser:
     verify.add_argument("--seed", type=int, default=0, help="seeds the sample's draw")
     verify.add_argument("--seeds", type=_seeds, help="draw from the runs of these seeds only: "
                         "a count (0..n-1), a comma list, or a range: 5-9")  # fmt: skip
-    verify.add_argument("--numerics", choices=("reproducible", "fast"), default="fast",
+    verify.add_argument("--agents", nargs="+", help="draw from the runs of these agents only")
+    verify.add_argument("--numerics", choices=MODES, default="fast",
                         help="the reruns' kernels (default fast: the published runs were made "
                         "with the machine's own)")  # fmt: skip
     verify.add_argument("--workers", type=_positive, help="local processes (default: one per core)")

@@ -78,19 +78,31 @@ def first_divergence(
 
 
 def select_runs(
-    runs: Sequence[StoredRun], n: int, seed: int, seeds: Sequence[int] | None = None
+    runs: Sequence[StoredRun],
+    n: int,
+    seed: int,
+    seeds: Sequence[int] | None = None,
+    agents: Sequence[str] | None = None,
 ) -> list[StoredRun]:
     """``n`` runs drawn without replacement (``numpy.random.default_rng(seed)``) from those of
-    ``runs`` whose seed is in ``seeds`` (all if ``None``), in their order in ``runs``.
+    ``runs`` whose seed is in ``seeds`` and whose agent is in ``agents`` (``None``: any), in
+    their order in ``runs``.
 
     Raises:
-        ValueError: if ``n`` < 1 or no run has those seeds.
+        ValueError: if ``n`` < 1 or no run has those seeds and agents.
     """
     if n < 1:
         raise ValueError(f"the sample needs at least one run, got {n}")
-    pool = [r for r in runs if seeds is None or r.config.seed in set(seeds)]
+    pool = [
+        r
+        for r in runs
+        if (seeds is None or r.config.seed in set(seeds))
+        and (agents is None or r.config.agent in set(agents))
+    ]
     if not pool:
-        raise ValueError(f"no published run has the seeds {sorted(set(seeds or []))}")
+        raise ValueError(
+            f"no published run has the seeds {sorted(set(seeds or []))} and agents {agents}"
+        )
     picked = np.random.default_rng(seed).choice(len(pool), size=min(n, len(pool)), replace=False)
     return [pool[i] for i in sorted(picked)]
 

@@ -35,6 +35,8 @@ def test_the_sample_is_seeded_and_keeps_to_the_seeds_asked(stored_runs: list[Sto
     assert select_runs(runs, 3, seed=4) == select_runs(runs, 3, seed=4)
     assert {r.config.seed for r in select_runs(runs, 5, seed=0, seeds=[1])} == {1}
     assert len(select_runs(runs, 50, seed=0)) == len(runs)
+    with pytest.raises(ValueError, match="and agents"):
+        select_runs(runs, 2, seed=0, agents=["etc"])
     with pytest.raises(ValueError, match="no published run has the seeds"):
         select_runs(runs, 2, seed=0, seeds=[7])
     with pytest.raises(ValueError, match="at least one run"):
