@@ -9,6 +9,11 @@ and skipped, so an interrupted run resumes. The oracle cache is a fresh temporar
 every oracle is computed. ``--code-version`` names the code measured in the file (the rows of an
 old tree serve as references: ``tests/env/data/family_oracles.json``).
 
+With ``--published docs/data``, it measures instead the oracle of every (problem, variance)
+setting of the published runs, each against the set maxima recorded there (largest absolute
+difference); the plant and airfoil settings are skipped unless ``BOCVS_DATA_DIR`` names their
+data.
+
 Run: ``nice -n 15 python benchmarks/oracle_speed.py --out /tmp/oracles.json``; to measure another
 tree, put its ``bocvs_env`` first on ``PYTHONPATH``.
 """
@@ -30,8 +35,11 @@ from threadpoolctl import threadpool_limits
 
 import bocvs_env  # noqa: F401  (registers the ids)
 from bocvs_env import metrics
+from bocvs_env.benchmark.export import require_pandas
+from bocvs_env.benchmark.published import RUNS_FILE
 from bocvs_env.env import BOCVSEnv
-from bocvs_env.goal import ORACLE_VERSION
+from bocvs_env.goal import ORACLE_VERSION, GoalEvaluator, oracle_values
+from bocvs_env.problems import make_problem
 
 FAMILY_IDS = ("bocvs/RotatedHartmann3Family-Test-v1", "bocvs/GPSampleFamily-Test-v1")
 
@@ -60,15 +68,43 @@ def measure(env_id: str, reset_seed: int) -> dict[str, Any]:
     }
 
 
+def published_settings(folder: Path) -> None:
+    """Print, per published (problem, variance) setting, the oracle's CPU seconds and its largest
+    difference from the published set maxima (the grid's settings use the default problem
+    options)."""
+    runs = require_pandas().read_parquet(folder / RUNS_FILE)
+    for (problem, variance), rows in runs.groupby(["problem", "variance"]):
+        try:
+            ev = GoalEvaluator(make_problem(problem, variance=variance))
+        except FileNotFoundError:
+            print(f"{problem} variance {variance}: skipped (no data; set BOCVS_DATA_DIR)")
+            continue
+        t0 = time.process_time()
+        set_max = oracle_values(ev, use_cache=False)
+        cpu_s = time.process_time() - t0
+        published = rows.iloc[0][[f"set_max_{i}" for i in range(set_max.size)]].to_numpy(float)
+        print(
+            f"{problem} variance {variance}: {cpu_s:.2f} CPU-s, largest difference from the "
+            f"published set maxima {np.abs(set_max - published).max():.2e}",
+            flush=True,
+        )
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--out", type=Path, required=True, help="JSON file, resumed if present")
+    parser.add_argument("--out", type=Path, help="JSON file, resumed if present")
     parser.add_argument("--ids", nargs="+", default=list(FAMILY_IDS), help="family env ids")
     parser.add_argument("--seeds", type=int, nargs="+", default=list(range(7000, 7010)))
     parser.add_argument("--code-version", default="", help="names the code measured")
+    parser.add_argument("--published", type=Path, help="a published folder (docs/data) instead")
     args = parser.parse_args()
     torch.set_num_threads(1)
     threadpool_limits(limits=1)  # BLAS and OpenMP pools too: one thread in all
+    if args.published:
+        published_settings(args.published)
+        return
+    if args.out is None:
+        parser.error("--out is needed (unless --published)")
     os.environ["BOCVS_CACHE_DIR"] = tempfile.mkdtemp(prefix="bocvs-oracle-speed-")
     data: dict[str, Any] = (
         json.loads(args.out.read_text())
