@@ -75,19 +75,35 @@ class RunResult:
     provenance: dict[str, Any]
 
 
+def _cpuinfo(key: str) -> str:
+    """The first value of ``key`` in Linux's ``/proc/cpuinfo`` (``""`` if absent or unreadable)."""
+    try:
+        with open("/proc/cpuinfo") as info:
+            for line in info:
+                name, _, value = line.partition(":")
+                if name.strip() == key:
+                    return value.strip()
+    except OSError:
+        pass
+    return ""
+
+
 def cpu_model() -> str:
     """The processor's model name: ``/proc/cpuinfo``'s ``model name`` on Linux, else
     :func:`platform.processor` (``""`` if neither says). Runs need not reproduce across kinds of
     CPU (floating-point kernels differ), so a run records the one that made it."""
-    try:
-        with open("/proc/cpuinfo") as info:
-            for line in info:
-                key, _, value = line.partition(":")
-                if key.strip() == "model name":
-                    return value.strip()
-    except OSError:
-        pass
-    return platform.processor()
+    return _cpuinfo("model name") or platform.processor()
+
+
+def cpu_kind() -> str:
+    """A coarse name for the kind of CPU, as far as floating-point results go:
+    ``<vendor>-<instruction set torch's kernels use>``, e.g. ``GenuineIntel-AVX512`` or
+    ``AuthenticAMD-AVX512`` (the vendor from ``/proc/cpuinfo``'s ``vendor_id``, else
+    :func:`platform.machine`). The math libraries pick their kernels by vendor and instruction
+    set, so runs of one code version agree bit for bit within a kind (as far as measured) and
+    differ across kinds."""
+    vendor = _cpuinfo("vendor_id") or platform.machine() or "unknown"
+    return f"{vendor}-{torch.backends.cpu.get_cpu_capability()}"
 
 
 def utc_now() -> str:

@@ -6,32 +6,28 @@ hartmann6 in 12-D and ackley6 in 12-D, fixed seeds, the ``"fitted"`` surrogate),
 (``ModelBasedAgent.set_maxima``: the sets, the maximized values and the maximizers; a tracked
 LCB, valued or polished from last round's maximizers, is recorded as a maximum) and the
 ``(set, x)`` it played. The test replays the episodes and compares. There is one fixture per
-setting (:data:`FIXTURES`):
+computation setting (:data:`SETTINGS`):
 
-- ``exact``, ``data/decisions_before.json``: the agents at
-  :data:`agents.model_based.EXACT_SETTINGS` (ETC: :data:`agents.etc.ETC_EXACT_SETTINGS`), which
-  were the defaults when it was recorded, before the acquisition was split into a package and
-  the private SciPy L-BFGS-B routine was replaced;
-- ``fast``, ``data/decisions_fast.json``: the agents with issue 12's fast options
-  (:data:`agents.model_based.FAST_SETTINGS`; ETC: :data:`agents.etc.ETC_FAST_SETTINGS`),
-  recorded when those became the defaults. They are UCB-PSQ's and FETC's defaults; ETC,
-  ETC-50 and TS-PSQ went back to the exact settings after issue 12's check, and UCB-CVS, which
-  it did not cover, too.
+- ``exact``: the agents at :data:`agents.model_based.EXACT_SETTINGS` (ETC:
+  :data:`agents.etc.ETC_EXACT_SETTINGS`), the defaults of ETC, ETC-50, TS-PSQ and UCB-CVS;
+- ``fast``: the agents at :data:`agents.model_based.FAST_SETTINGS` (ETC:
+  :data:`agents.etc.ETC_FAST_SETTINGS`), the defaults of UCB-PSQ and FETC.
 
 In 10 rounds from 5 initial points the GP is fitted once (the first fit, at 5 points; the next
 refit comes at 15 points, after the last recorded round, under either schedule), so these pin
 ``polish_samples`` and ETC's ``lcb_tracking`` but not the refit schedule or the refit cap: those
 are pinned by ``test_refit_schedule.py`` and ``test_fast_options.py``.
 
-Regenerate one fixture (only when its decisions are meant to change, and say why in the
-commit): ``python tests/agents/test_decisions_unchanged.py --write fast`` (or ``exact``).
-
-The pins hold on one kind of machine. Another CPU's floating-point kernels give values that
-differ from the 9th digit on, enough to move a maximizer and then later decisions: on the AMD
-EPYC (AVX-512) machine of 2026-11-28, 6 of the 30 episodes differed from the fixtures recorded
-on the machine before, one of them in a set played. Both fixtures were then recorded again there
-from the agents of ``8abd6e0``, which had passed this test on the machine before. On a new kind
-of machine, record them again from a commit whose decisions are known, in a commit of its own.
+The pins hold on one kind of CPU. The math libraries choose their floating-point kernels by the
+CPU's vendor and instruction set, and another kind's values differ from about the 9th digit on,
+enough to move a maximizer and then later decisions. So the fixtures are kept per kind
+(:func:`bocvs_env.benchmark.runner.cpu_kind`, e.g. ``GenuineIntel-AVX512``), in
+``data/decisions/<kind>/<setting>.json``, each recorded on that kind from code whose decisions
+were known to match the other kinds' fixtures; on a kind with none the test skips and says so.
+To pin a new kind, record its fixtures from such code, in a commit of its own:
+``python tests/agents/test_decisions_unchanged.py --write fast`` (or ``exact``), which writes
+this machine's kind. Regenerate a fixture only when decisions are meant to change, every kind
+at once, and say why in the commit.
 """
 
 from __future__ import annotations
@@ -51,16 +47,16 @@ from agents import make_agent
 from agents.acquisition import Bound
 from agents.etc import ETC_EXACT_SETTINGS, ETC_FAST_SETTINGS
 from agents.model_based import EXACT_SETTINGS, FAST_SETTINGS, ModelBasedAgent
+from bocvs_env.benchmark.runner import cpu_kind
 from bocvs_env.env import BOCVSEnv
 from bocvs_env.evaluation import public_info
 from bocvs_env.problems import GaussianCost, make_problem
 from bocvs_env.problems.costs import COST_SETS
 
-#: The fixture of each setting.
-FIXTURES = {
-    "exact": Path(__file__).parent / "data" / "decisions_before.json",
-    "fast": Path(__file__).parent / "data" / "decisions_fast.json",
-}
+#: The computation settings pinned, one fixture each.
+SETTINGS = ("exact", "fast")
+#: The fixtures of this machine's kind of CPU.
+FIXTURE_DIR = Path(__file__).parent / "data" / "decisions" / cpu_kind()
 PROBLEM_NAMES = ("hartmann3", "hartmann6_12d", "ackley6_12d")
 AGENT_NAMES = ("etc", "ucb-psq", "ts-psq", "ucb-cvs", "etc-50")
 #: Rounds recorded per episode: 10 per problem, 30 decisions per agent.
@@ -77,7 +73,7 @@ VALUE_TOLERANCE = 1e-9
 
 
 def agent_params(name: str, costs: np.ndarray, setting: str) -> dict[str, Any]:
-    """The agents of ``setting`` (:data:`FIXTURES`); short schedules so that 10 rounds cover
+    """The agents of ``setting`` (:data:`SETTINGS`); short schedules so that 10 rounds cover
     their phases."""
     params: dict[str, Any] = {}
     if setting == "exact":
@@ -158,10 +154,13 @@ def compare(before: dict[str, Any], after: dict[str, Any]) -> float:
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("setting", list(FIXTURES))
+@pytest.mark.parametrize("setting", SETTINGS)
 @pytest.mark.parametrize("problem_name", PROBLEM_NAMES)
 def test_decisions_are_unchanged(problem_name: str, setting: str) -> None:
-    recorded = json.loads(FIXTURES[setting].read_text())
+    fixture = FIXTURE_DIR / f"{setting}.json"
+    if not fixture.exists():
+        pytest.skip(f"no pinned decisions for this kind of CPU ({cpu_kind()}); see the docstring")
+    recorded = json.loads(fixture.read_text())
     before = [e for e in recorded["episodes"] if e["problem"] == problem_name]
     assert [e["agent"] for e in before] == list(AGENT_NAMES)
     for episode in before:
@@ -174,15 +173,15 @@ def main(argv: list[str]) -> None:
     largest ``x`` difference to its fixture."""
     torch.set_num_threads(1)
     if argv[:1] == ["--write"]:
-        if len(argv) != 2 or argv[1] not in FIXTURES:
-            raise SystemExit(f"usage: --write SETTING, one of {sorted(FIXTURES)}")
+        if len(argv) != 2 or argv[1] not in SETTINGS:
+            raise SystemExit(f"usage: --write SETTING, one of {list(SETTINGS)}")
         episodes = [record_episode(p, a, argv[1]) for p in PROBLEM_NAMES for a in AGENT_NAMES]
-        fixture = FIXTURES[argv[1]]
+        fixture = FIXTURE_DIR / f"{argv[1]}.json"
         fixture.parent.mkdir(parents=True, exist_ok=True)
         fixture.write_text(json.dumps({"rounds": ROUNDS, "episodes": episodes}, indent=1) + "\n")
         return
-    for setting, fixture in FIXTURES.items():
-        recorded = json.loads(fixture.read_text())["episodes"]
+    for setting in SETTINGS:
+        recorded = json.loads((FIXTURE_DIR / f"{setting}.json").read_text())["episodes"]
         episodes = [record_episode(e["problem"], e["agent"], setting) for e in recorded]
         worst = max(compare(b, a) for b, a in zip(recorded, episodes, strict=True))
         sys.stdout.write(f"{setting}: decisions unchanged; largest x difference {worst:.3g}\n")
