@@ -23,6 +23,8 @@ from dataclasses import dataclass, fields, replace
 from types import MappingProxyType
 from typing import Any, ClassVar, Literal, get_args
 
+import numpy as np
+
 from agents.checks import check_positive_finite, check_positive_integers
 from agents.surrogate import RefitSchedule
 
@@ -48,8 +50,23 @@ def check_choice(name: str, value: Any, allowed: tuple[Any, ...]) -> None:
 
 @dataclass(frozen=True)
 class SurrogateConfig:
-    """The GP surrogate's options (:class:`~agents.model_based.ModelBasedAgent` documents
-    each)."""
+    """The GP surrogate's options (:class:`~agents.surrogate.GPSurrogate`).
+
+    Attributes:
+        surrogate_mode: ``"fitted"`` (the default: ARD, BoTorch's priors, hyperparameters
+            refitted as ``refit_schedule`` says, as the AAAI paper's text describes) or
+            ``"fixed"`` (the reference codes' hyperparameters). With the fixed isotropic
+            lengthscale 0.1 the GP cannot learn that inputs are inert, and on hartmann6 in 12-D
+            every GP agent then does no better than random search (see
+            ``examples/headline_comparison.py``).
+        lengthscale: the fixed lengthscale; ``None`` takes the reference codes' value for the
+            task's problem (:attr:`~bocvs_env.task.Task.reference_lengthscale`: 0.2 for
+            ``plant`` and ``airfoil``, 0.1 otherwise).
+        noise: the fixed noise variance.
+        outputscale: the fixed output scale.
+        refit_every: the fewest observations between hyperparameter refits in ``"fitted"`` mode.
+        refit_factor: the geometric schedule's growth factor (``> 1``).
+    """
 
     surrogate_mode: SurrogateMode = "fitted"
     lengthscale: float | None = None
@@ -71,7 +88,20 @@ class SurrogateConfig:
 @dataclass(frozen=True)
 class AcquisitionConfig:
     """The expectations' samples and their multi-start optimizer's options
-    (:class:`~agents.model_based.ModelBasedAgent` documents each)."""
+    (:class:`~agents.acquisition.ExpectedAcquisition`).
+
+    Attributes:
+        n_samples: quasi-random samples of the random variables behind each ``E[.]``.
+        raw_samples: random candidates screened before the gradient-based optimization.
+        n_restarts: starts of the multi-start optimization.
+        maxiter: L-BFGS-B iterations per optimization.
+        beta: the confidence width of ``u = mu + beta sigma`` and ``l = mu - beta sigma``.
+        n_incumbents: the previous maximizers per set and best observed queries that every
+            maximization is checked against (:meth:`~agents.model_based.ModelBasedAgent.set_maxima`); 0 turns the check off.
+        polish_played: with ``polish_samples``, polish the query actually played once more on
+            all samples (:meth:`~agents.model_based.ModelBasedAgent.played`), so that only the maximizations that compare sets use
+            fewer. The paired quality check found ``polish_samples`` alone less precise on airfoil.
+    """
 
     n_samples: int = 128
     raw_samples: int = 256
@@ -96,9 +126,48 @@ class AcquisitionConfig:
 
 @dataclass(frozen=True)
 class Computation:
-    """How much an agent computes: its refits, its polish and its bounds on data and decisions
-    (:class:`~agents.model_based.ModelBasedAgent` documents each). Presets: :data:`EXACT`,
-    :data:`FAST`, :data:`FRUGAL`; ``exact=True`` applies :attr:`exact_settings` to any."""
+    """How much an agent computes: its refits, its polish and its bounds on data and decisions.
+    Presets: :data:`EXACT`, :data:`FAST`, :data:`FRUGAL`; ``exact=True`` applies
+    :attr:`exact_settings` to any.
+
+    Attributes:
+        refit_schedule: ``"geometric"`` (the default: a refit once the data has grown by at
+            least ``refit_every`` observations and by the factor ``refit_factor`` since the last,
+            so ``O(log n)`` refits in ``n`` observations) or ``"every"`` (every ``refit_every``
+            observations, as first implemented); see :class:`~agents.surrogate.GPSurrogate`.
+        polish_samples: polish every maximizer with only this many of the ``n_samples``
+            samples and value it with all (:class:`~agents.acquisition.ExpectedAcquisition`); the default 32 lost
+            at most 1.3e-3 of a set maximum of 3-4 on airfoil (benchmarks/README.md). ``None``,
+            or any value of at least ``n_samples``, polishes with all, as first implemented.
+            Fewer samples make a decision cheaper where the expectation has random inputs, at
+            the cost of a less precise maximizer.
+        refit_maxiter: the most L-BFGS-B iterations of a warm-started hyperparameter refit
+            (:class:`~agents.surrogate.fitting.MAPFitter`; the first fit is never capped),
+            20 by default; ``None`` runs each to convergence, as first implemented. A cap
+            makes refits cheaper and their cost predictable, at the cost of hyperparameters
+            that may stop short of the MAP estimate.
+        max_data: the most observations the GP conditions on (*subset of data*, Rasmussen &
+            Williams 2006, section 8.3.1); ``None``: all of them. Beyond it the GP takes every
+            ``k``-th observation, ``k`` the smallest power of two that leaves at most
+            ``max_data`` (:meth:`rows`): a choice by index alone, never by ``y``, so the
+            posterior is the exact posterior given those observations and its confidence
+            bounds stay valid, only wider. Each doubling of ``k`` refactors the GP, keeping its
+            hyperparameters; in between, new rows extend the factor. An agent that plays sets
+            of cost 0.01 makes thousands of evaluations with a budget of 100, and an exact GP
+            on all of them costs ``O(n^2)`` per candidate and ``O(n^3)`` per refit.
+        hold: replay each decision while the spend since it, plus the set's estimated cost,
+            stays within ``hold`` times the budget (``None``: decide every round). A set
+            costing less than ``hold * budget`` is then played ``floor(hold * budget / c)``
+            times per decision, at the same query (its random inputs drawn afresh each time),
+            so every decision spends more than half of ``hold * budget`` and a run makes at
+            most ``2 / hold`` decisions (about ``1 / hold`` where the costs divide
+            ``hold * budget``) plus one per play of a costlier set; the decision log has one
+            entry per decision. A hold may run past a phase's end by less than
+            ``hold * budget`` (ETC's exploration budget, checked once per cycle of the ``m``
+            sets, by up to about ``m * hold * budget``), and what a subclass counts per
+            decision counts decisions, not plays (ETC's exploitation rounds, after every ``d`` of
+            which ``alpha`` is halved).
+    """
 
     #: The fields ``exact=True`` sets, and their values: the computations as first implemented.
     exact_settings: ClassVar[Mapping[str, Any]] = MappingProxyType(
@@ -125,6 +194,19 @@ class Computation:
             raise ValueError(f"max_data must be None or an integer >= 2, got {self.max_data!r}")
         if self.hold is not None and not 0.0 < self.hold < 1.0:
             raise ValueError(f"hold must be None or in (0, 1), got {self.hold!r}")
+
+    def stride(self, n: int) -> int:
+        """``k``: with ``n`` observations the GP conditions on every ``k``-th, 1 without
+        ``max_data``, else the smallest power of two leaving at most ``max_data``."""
+        k = 1
+        while self.max_data is not None and -(-n // k) > self.max_data:
+            k *= 2
+        return k
+
+    def rows(self, n: int) -> np.ndarray:
+        """The rows of the first ``n`` observations the GP conditions on: ``(ceil(n / k),)``
+        indices, every ``k``-th of :meth:`stride`."""
+        return np.arange(0, n, self.stride(n))
 
     def with_options(self, exact: bool, given: Mapping[str, Any]) -> Computation:
         """This preset with the options ``given`` (field -> value) and, with ``exact``, the
@@ -187,7 +269,17 @@ class Rules:
 
 @dataclass(frozen=True)
 class AgentConfig:
-    """A model-based agent's whole configuration, one dataclass per concern, and ``exact``."""
+    """A model-based agent's whole configuration, one dataclass per concern, and ``exact``.
+
+    An agent's keyword parameters are split by name into the dataclasses
+    (:meth:`from_params`), over the presets of its class (its ``default_rules`` and
+    ``default_computation``): the options not given take the preset's values. The options are
+    passed to the :class:`~agents.surrogate.GPSurrogate` and
+    :class:`~agents.acquisition.ExpectedAcquisition` explicitly: they are the agents' defaults,
+    where the components' own are the exact ones. The components' other options (``n_polish``,
+    ``pre_refine``, ``exact_mean``, ``raw_n_samples``, ``n_features``, ``warm_start``) keep the
+    components' defaults.
+    """
 
     surrogate: SurrogateConfig
     acquisition: AcquisitionConfig

@@ -113,8 +113,8 @@ class CostCooledEIAgent(ModelBasedAgent):
 
     def decide(self, observation: Observation) -> Action:
         m = self.task.n_sets
-        unplayed = [i for i in range(m) if self.plays[i] == 0]
-        sets = unplayed if self.rules.cost_warmup and unplayed else list(range(m))
+        warmup = self.warmup_sets()
+        sets = warmup or list(range(m))
         best = max(v for v, _ in self.set_maxima(self._maximal, "mean").values())
         found = {i: self._max_ei(i, best) for i in sets}
         ei = torch.tensor(
@@ -123,7 +123,7 @@ class CostCooledEIAgent(ModelBasedAgent):
         costs = optimistic_mean_costs(self.cost_draws, self.rules.cost_prior)
         alpha = cooling_exponent(self.spent, self.task.budget) if self.rules.cooling else 1.0
         score = self.cost_weighted(ei, costs, alpha)
-        if self.rules.cost_warmup and unplayed:  # the cost model's initial design: EI alone
+        if warmup:  # the cost model's initial design: EI alone
             score = torch.where(torch.tensor([i in found for i in range(m)]), ei, -1.0)
         i = int(torch.argmax(score))
         self.log(
@@ -135,6 +135,13 @@ class CostCooledEIAgent(ModelBasedAgent):
             best=best,
         )
         return {"control_set": i, "x": found[i][1]}
+
+    def warmup_sets(self) -> list[int]:
+        """The sets not yet played while ``cost_warmup`` is on (the cost model's initial
+        design, valued by EI alone), else none."""
+        if not self.rules.cost_warmup:
+            return []
+        return [i for i in range(self.task.n_sets) if self.plays[i] == 0]
 
     @staticmethod
     def cost_weighted(ei: Tensor, costs: np.ndarray, alpha: float) -> Tensor:

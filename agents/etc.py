@@ -188,12 +188,12 @@ class ETCAgent(ModelBasedAgent):
                 self.rules.explore_fraction,
             )
         if self.exploring:
-            return self._explore()
-        action = self._exploit()
+            return self.explore_round()
+        action = self.exploit_round()
         i = int(action["control_set"])
         return {"control_set": i, "x": self.played(i, action["x"])}
 
-    def _lcb_now(self) -> float:
+    def lcb_now(self) -> float:
         """``max_{i, x^i} E[l_{t-1}]`` over the maximal sets (see ``lcb_tracking``)."""
         refits = self.surrogate.fitter.n_refits
         if (
@@ -210,7 +210,7 @@ class ETCAgent(ModelBasedAgent):
         self._lcb_x = {i: x for i, (_, x) in maxima.items()}
         return max(v for v, _ in maxima.values())
 
-    def _explore(self, i: int | None = None, intersect: bool = True, **note: Any) -> Action:
+    def explore_round(self, i: int | None = None, intersect: bool = True, **note: Any) -> Action:
         """One exploration round on set ``i`` (default: the round-robin set) at its
         ``argmax E[u]``; ``intersect`` updates the bars (lines 10-11), ``note`` adds to the log."""
         m = self.task.n_sets
@@ -220,7 +220,7 @@ class ETCAgent(ModelBasedAgent):
             ucb_now = np.full(m, np.nan)
             ucb_now[i] = value
             self.lcb_bar, self.ucb_bar = intersect_bounds(
-                self.lcb_bar, self.ucb_bar, self._lcb_now(), ucb_now
+                self.lcb_bar, self.ucb_bar, self.lcb_now(), ucb_now
             )
         self.n_explore += 1
         self.log(
@@ -240,10 +240,13 @@ class ETCAgent(ModelBasedAgent):
             self.n_exploit, self.rules.alpha0, self.rules.halve_every or self.task.dim
         )
 
-    def _exploit(self) -> Action:
+    def exploit_round(self, **note: Any) -> Action:
+        """One exploitation round (Algorithm 1 lines 14-26) and its log entry, ``note`` added
+        to it; the action plays the chosen set's ``argmax E[u]`` as found (not yet
+        :meth:`played`)."""
         m = self.task.n_sets
         alpha = self.alpha()
-        lcb_now = self._lcb_now()
+        lcb_now = self.lcb_now()
         candidates = feasible_sets(self.ucb_bar, max(self.lcb_bar, lcb_now), alpha)
         maxima = self.set_maxima(candidates, "ucb")
         ucb_now = np.full(m, np.nan)
@@ -274,6 +277,7 @@ class ETCAgent(ModelBasedAgent):
             horizon=horizon,
             cost_lcb=lcbs.tolist(),
             s3=s3,
+            **note,
         )
         return {"control_set": i, "x": maxima[i][1]}
 

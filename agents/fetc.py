@@ -194,13 +194,13 @@ class FETCAgent(ETCAgent):
         if self.exploring:
             self.exploring = self._keep_exploring()
         if not self.exploring:
-            return self._exploit()
+            return self._commit()
         if (
             self.rules.allocation == "count"
             and not self.rules.relevance
             and self.rules.value_bounds == "intersected"
         ):
-            return self._explore()  # ETC's round, with its bars
+            return self.explore_round()  # ETC's round, with its bars
         return self._explore_frugal()
 
     def _keep_exploring(self) -> bool:
@@ -249,7 +249,7 @@ class FETCAgent(ETCAgent):
 
     def _explore_frugal(self) -> Action:
         i, note = self._next_explore_set(optimistic_mean_costs(self.cost_draws))
-        return self._explore(i, intersect=self.rules.value_bounds == "intersected", **note)
+        return self.explore_round(i, intersect=self.rules.value_bounds == "intersected", **note)
 
     # ---------------------------------------------------------------------------- exploitation
     def cost_lower_bounds(self, horizon: float) -> np.ndarray:
@@ -257,19 +257,22 @@ class FETCAgent(ETCAgent):
             return super().cost_lower_bounds(horizon)
         return bernstein_cost_lcb(self.cost_draws, horizon, self.rules.cost_range)
 
-    def _exploit(self) -> Action:
+    def _commit(self) -> Action:
+        """An exploitation decision: the set by ``value_bounds``' round (ETC's
+        :meth:`~agents.etc.ETCAgent.exploit_round` or :meth:`_exploit_current`), its query by
+        ``exploit_query`` (logged as ``query``)."""
+        note = {"query": self.rules.exploit_query}
         if self.rules.value_bounds == "intersected":
-            action = super()._exploit()
+            action = self.exploit_round(**note)
         else:
-            action = self._exploit_current()
-        self.decisions[-1]["query"] = self.rules.exploit_query
+            action = self._exploit_current(**note)
         i = int(action["control_set"])
         if self.rules.exploit_query == "ts":
             path = self.sample_path()
             return {"control_set": i, "x": self.played(i, self.set_maxima([i], path)[i][1], path)}
         return {"control_set": i, "x": self.played(i, action["x"])}
 
-    def _exploit_current(self) -> Action:
+    def _exploit_current(self, **note: Any) -> Action:
         """Algorithm 1's exploitation round with ``S1`` from this round's bounds alone (of the
         value, or averaged: ``value_bounds``), ``S3`` found lazily by cost level
         (:func:`agents.allocation.cheapest_acceptable`)."""
@@ -278,7 +281,7 @@ class FETCAgent(ETCAgent):
         if integral:
             lcb_now = max(v for v, _ in self._value_maxima(range(self.task.n_sets), -1.0).values())
         else:
-            lcb_now = self._lcb_now()
+            lcb_now = self.lcb_now()
         horizon = horizon_estimate(self.task.budget, self.cost_sums, self.plays)
         lcbs = self.cost_lower_bounds(horizon)
         maxima: dict[int, tuple[float, np.ndarray]] = {}
@@ -303,6 +306,7 @@ class FETCAgent(ETCAgent):
             horizon=horizon,
             cost_lcb=lcbs.tolist(),
             s3=s3,
+            **note,
         )
         return {"control_set": i, "x": maxima[i][1]}
 

@@ -40,81 +40,14 @@ class ModelBasedAgent(BaseAgent):
     (``hold``).
 
     Args:
-        surrogate_mode: ``"fitted"`` (the default: ARD, BoTorch's priors, hyperparameters
-            refitted as ``refit_schedule`` says, as the AAAI paper's text describes) or
-            ``"fixed"`` (the reference codes' hyperparameters). With the fixed isotropic
-            lengthscale 0.1 the GP cannot learn that inputs are inert, and on hartmann6 in 12-D
-            every GP agent then does no better than random search (see
-            ``examples/headline_comparison.py``).
-        lengthscale: the fixed lengthscale; ``None`` takes the reference codes' value for the
-            task's problem (:attr:`~bocvs_env.task.Task.reference_lengthscale`: 0.2 for
-            ``plant`` and ``airfoil``, 0.1 otherwise).
-        noise: the fixed noise variance.
-        outputscale: the fixed output scale.
-        refit_every: the fewest observations between hyperparameter refits in ``"fitted"`` mode.
-        refit_schedule: ``"geometric"`` (the default: a refit once the data has grown by at
-            least ``refit_every`` observations and by the factor ``refit_factor`` since the last,
-            so ``O(log n)`` refits in ``n`` observations) or ``"every"`` (every ``refit_every``
-            observations, as first implemented); see :class:`~agents.surrogate.GPSurrogate`.
-        refit_factor: the geometric schedule's growth factor (``> 1``).
-        n_samples: quasi-random samples of the random variables behind each ``E[.]``.
-        raw_samples: random candidates screened before the gradient-based optimization.
-        n_restarts: starts of the multi-start optimization.
-        maxiter: L-BFGS-B iterations per optimization.
-        beta: the confidence width of ``u = mu + beta sigma`` and ``l = mu - beta sigma``.
-        n_incumbents: the previous maximizers per set and best observed queries that every
-            maximization is checked against (:meth:`set_maxima`); 0 turns the check off.
-        polish_samples: polish every maximizer with only this many of the ``n_samples``
-            samples and value it with all (:class:`ExpectedAcquisition`); the default 32 lost
-            at most 1.3e-3 of a set maximum of 3-4 on airfoil (benchmarks/README.md). ``None``,
-            or any value of at least ``n_samples``, polishes with all, as first implemented.
-            Fewer samples make a decision cheaper where the expectation has random inputs, at
-            the cost of a less precise maximizer.
-        polish_played: with ``polish_samples``, polish the query actually played once more on
-            all samples (:meth:`played`), so that only the maximizations that compare sets use
-            fewer. The paired quality check found ``polish_samples`` alone less precise on airfoil.
-        refit_maxiter: the most L-BFGS-B iterations of a warm-started hyperparameter refit
-            (:class:`~agents.surrogate.fitting.MAPFitter`; the first fit is never capped),
-            20 by default; ``None`` runs each to convergence, as first implemented. A cap
-            makes refits cheaper and their cost predictable, at the cost of hyperparameters
-            that may stop short of the MAP estimate.
-        max_data: the most observations the GP conditions on (*subset of data*, Rasmussen &
-            Williams 2006, section 8.3.1); ``None``: all of them. Beyond it the GP takes every
-            ``k``-th observation, ``k`` the smallest power of two that leaves at most
-            ``max_data`` (:meth:`model_rows`): a choice by index alone, never by ``y``, so the
-            posterior is the exact posterior given those observations and its confidence
-            bounds stay valid, only wider. Each doubling of ``k`` refactors the GP, keeping its
-            hyperparameters; in between, new rows extend the factor. An agent that plays sets
-            of cost 0.01 makes thousands of evaluations with a budget of 100, and an exact GP
-            on all of them costs ``O(n^2)`` per candidate and ``O(n^3)`` per refit.
-        hold: replay each decision while the spend since it, plus the set's estimated cost,
-            stays within ``hold`` times the budget (``None``: decide every round). A set
-            costing less than ``hold * budget`` is then played ``floor(hold * budget / c)``
-            times per decision, at the same query (its random inputs drawn afresh each time),
-            so every decision spends more than half of ``hold * budget`` and a run makes at
-            most ``2 / hold`` decisions (about ``1 / hold`` where the costs divide
-            ``hold * budget``) plus one per play of a costlier set; the decision log has one
-            entry per decision. A hold may run past a phase's end by less than
-            ``hold * budget`` (ETC's exploration budget, checked once per cycle of the ``m``
-            sets, by up to about ``m * hold * budget``), and what a subclass counts per
-            decision counts decisions, not plays (ETC's exploitation rounds, after every ``d`` of
-            which ``alpha`` is halved).
         exact: ``True`` sets the computation's
             :attr:`~agents.config.Computation.exact_settings` (:data:`EXACT_SETTINGS`; ETC's
             also ``lcb_tracking``): the computations as first implemented, before the fast
             options became the defaults; it refuses any other value given for them. A sweep
             config names these settings this way (TOML has no ``None``).
-
-    The keyword parameters are split by name into the configuration's dataclasses
-    (:class:`~agents.config.AgentConfig`: :class:`~agents.config.SurrogateConfig`,
-    :class:`~agents.config.AcquisitionConfig`, the class's :attr:`computation` preset and its
-    :attr:`rules` preset), each of which checks its own fields; :meth:`params` is their union.
-    The computation options (``refit_schedule``, ``polish_samples``, ``refit_maxiter``,
-    ``max_data``, ``hold``) not given take the class's preset. These options are passed to the
-    :class:`GPSurrogate` and :class:`ExpectedAcquisition` explicitly: they are the agents'
-    defaults, where the components' own are the exact ones. The components' other options
-    (``n_polish``, ``pre_refine``, ``exact_mean``, ``raw_n_samples``, ``n_features``,
-    ``warm_start``) keep the components' defaults.
+        **params: the options of :class:`~agents.config.SurrogateConfig`,
+            :class:`~agents.config.AcquisitionConfig`, the class's computation
+            (:class:`~agents.config.Computation`) and its rules, by field name.
     """
 
     #: The policy's rules with their defaults (a subclass of :class:`~agents.config.Rules`).
@@ -197,19 +130,6 @@ class ModelBasedAgent(BaseAgent):
         """The spend a decision is held for: ``hold`` times the budget (0 without ``hold``)."""
         return 0.0 if self.computation.hold is None else self.computation.hold * self.task.budget
 
-    def model_stride(self, n: int) -> int:
-        """``k``: with ``n`` observations the GP conditions on every ``k``-th, 1 without
-        ``max_data``, else the smallest power of two leaving at most ``max_data``."""
-        k = 1
-        while self.computation.max_data is not None and -(-n // k) > self.computation.max_data:
-            k *= 2
-        return k
-
-    def model_rows(self, n: int) -> np.ndarray:
-        """The rows of the first ``n`` observations the GP conditions on: ``(ceil(n / k),)``
-        indices, every ``k``-th of :meth:`model_stride`."""
-        return np.arange(0, n, self.model_stride(n))
-
     def _polish_samples(self) -> int | None:
         """The acquisition's ``polish_samples``: ``None`` (all) where there are no more samples."""
         if (
@@ -223,8 +143,8 @@ class ModelBasedAgent(BaseAgent):
         n = self.y.size
         if not n:
             return
-        stride = self.model_stride(n)
-        rows = self.model_rows(n)
+        stride = self.computation.stride(n)
+        rows = self.computation.rows(n)
         thinned = stride != self._stride
         if not thinned and stride > 1 and rows.size == self.surrogate.n_train:
             return  # the new observation is not one the GP takes

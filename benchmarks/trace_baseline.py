@@ -12,6 +12,7 @@ Usage (the real-world problem needs ``BOCVS_DATA_DIR``)::
 
     python benchmarks/trace_baseline.py --out traces.json
     python benchmarks/trace_baseline.py --check traces.json [--agents etc fetc]
+    python benchmarks/trace_baseline.py --compare traces.json now.json
 
 The traces hold on one kind of CPU: another's floating-point kernels move the maximizers.
 """
@@ -59,16 +60,19 @@ def trace(agent_name: str, problem: str, seed: int) -> dict[str, Any]:
     }
 
 
-def run(agents: list[str]) -> dict[str, Any]:
-    """``"agent/problem/seed"`` -> its trace, for every agent, problem and seed."""
-    out = {}
+def run(agents: list[str], out: Path | None = None) -> dict[str, Any]:
+    """``"agent/problem/seed"`` -> its trace, for every agent, problem and seed; written to
+    ``out`` (JSON) after every agent, so that a long run keeps what it has done."""
+    traces = {}
     for name in agents:
         t0 = time.perf_counter()
         for problem in PROBLEMS:
             for seed in SEEDS:
-                out[f"{name}/{problem}/{seed}"] = trace(name, problem, seed)
+                traces[f"{name}/{problem}/{seed}"] = trace(name, problem, seed)
+        if out is not None:
+            out.write_text(json.dumps(traces))
         print(f"{name}: {time.perf_counter() - t0:.1f} s", file=sys.stderr, flush=True)
-    return out
+    return traces
 
 
 def first_difference(old: dict[str, Any], new: dict[str, Any]) -> str:
@@ -99,19 +103,32 @@ def main(argv: list[str] | None = None) -> int:
     mode = parser.add_mutually_exclusive_group(required=True)
     mode.add_argument("--out", type=Path, help="record the traces into this JSON file")
     mode.add_argument("--check", type=Path, help="compare with the traces of this JSON file")
+    mode.add_argument(
+        "--compare",
+        type=Path,
+        nargs=2,
+        metavar=("RECORDED", "NOW"),
+        help="compare two recorded files (the episodes of NOW), running nothing",
+    )
     parser.add_argument("--agents", nargs="+", help="only these agents (default: all but sb3)")
     args = parser.parse_args(argv)
+    if args.compare is not None:
+        recorded, now = (json.loads(p.read_text()) for p in args.compare)
+        return report(check(recorded, now), len(now))
     torch.set_num_threads(1)
     agents = args.agents or sorted(n for n in registered_agents() if n not in SKIPPED)
-    now = run(agents)
+    now = run(agents, args.out)
     if args.out is not None:
-        args.out.write_text(json.dumps(now))
         print(f"{len(now)} traces written to {args.out}")
         return 0
-    failures = check(json.loads(args.check.read_text()), now)
+    return report(check(json.loads(args.check.read_text()), now), len(now))
+
+
+def report(failures: list[str], n: int) -> int:
+    """Print the failures and a count; the exit status."""
     for line in failures:
         print(line)
-    print(f"{len(now) - len(failures)} of {len(now)} traces identical")
+    print(f"{n - len(failures)} of {n} traces identical")
     return 1 if failures else 0
 
 

@@ -172,7 +172,7 @@ class GPSurrogate(FactorizedPosterior):
             y: ``n`` outputs.
             thinned: ``X, y`` are a subset of the data conditioned on before (and maybe new
                 rows), chosen without looking at ``y`` (see
-                :meth:`~agents.model_based.ModelBasedAgent.model_rows`): the hyperparameters
+                :meth:`~agents.config.Computation.rows`): the hyperparameters
                 are kept, and the refit schedule counts from the thinned data's size.
 
         If ``X`` and ``y`` start with the previous call's data and the hyperparameters are kept,

@@ -350,12 +350,12 @@ def test_the_best_observed_queries_are_best_first_and_ties_earliest_first(name: 
 
 def test_max_data_conditions_the_gp_on_every_kth_observation() -> None:
     agent = ETCAgent(**FAST, max_data=8)
-    assert agent.model_rows(8).tolist() == list(range(8))
-    assert agent.model_rows(9).tolist() == [0, 2, 4, 6, 8]
-    assert agent.model_rows(33).tolist() == [0, 8, 16, 24, 32]
+    assert agent.computation.rows(8).tolist() == list(range(8))
+    assert agent.computation.rows(9).tolist() == [0, 2, 4, 6, 8]
+    assert agent.computation.rows(33).tolist() == [0, 8, 16, 24, 32]
     problem = replace(flat_cost_problem("hartmann3"), budget=6.0)  # 5 initial + 24 plays
     play(BOCVSEnv(problem, privileged_info=False), agent, seed=0)
-    rows = agent.model_rows(agent.y.size)
+    rows = agent.computation.rows(agent.y.size)
     assert agent.y.size == 29 and rows.tolist() == [0, 4, 8, 12, 16, 20, 24, 28]
     assert np.array_equal(agent.surrogate.train_X.numpy(), agent.X[rows])
     with pytest.raises(ValueError, match="max_data"):

@@ -22,7 +22,12 @@ from typing import Any
 
 import pytest
 
-from bocvs_env.agent_registration import agent_class, make_agent, registered_agents
+from bocvs_env.agent_registration import (
+    accepted_params,
+    agent_class,
+    make_agent,
+    registered_agents,
+)
 from bocvs_env.benchmark.config import PRESETS, SweepConfig
 
 ROOT = Path(__file__).parents[2]
@@ -62,6 +67,14 @@ def configured() -> Iterator[tuple[str, str, dict[str, Any]]]:
 def test_an_agent_rebuilt_from_its_params_has_the_same_params(name: str) -> None:
     params = built_params(name)
     assert built_params(name, **params) == params
+
+
+def test_a_parameter_no_part_of_the_configuration_takes_is_refused_by_name() -> None:
+    with pytest.raises(TypeError, match=r"unexpected keyword arguments \['alpha'\]"):
+        make_agent("etc", alpha=0.1)
+    with pytest.raises(ValueError, match="costs are for cost_source='true'"):
+        make_agent("ucb-cvs-est", costs=COSTS)
+    assert "cost_source" in (accepted_params("ucb-cvs") or set())
 
 
 def test_configured_agent_params_build_the_agents_they_built() -> None:

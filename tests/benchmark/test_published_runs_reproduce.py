@@ -20,7 +20,7 @@ import pytest
 import torch
 
 from bocvs_env.benchmark.published import PublishedRuns
-from bocvs_env.benchmark.runner import run_config
+from bocvs_env.benchmark.runner import cpu_kind, cpu_model, run_config
 from bocvs_env.benchmark.store import StoredRun
 
 ROOT = Path(__file__).parents[2]
@@ -31,22 +31,19 @@ SEEDS = range(5, 10)
 PER_AGENT = 2
 
 
+#: The kind of CPU the archive was made on (:func:`~bocvs_env.benchmark.runner.cpu_kind`).
+ARCHIVE_KIND = "AuthenticAMD-AVX512"
+
+
 def archive_cpu() -> str | None:
-    """Why this machine cannot reproduce the archive's kernels, or ``None`` if it can: the
-    archive's CPU was an AMD (``AuthenticAMD``) with AVX-512 (``avx512f``)."""
-    try:
-        info = Path("/proc/cpuinfo").read_text()
-    except OSError:
-        return "no /proc/cpuinfo to tell the CPU by"
-    lines = [line.split(":", 1) for line in info.splitlines() if ":" in line]
-    fields = {k.strip(): v.strip() for k, v in lines}
-    vendor, flags = fields.get("vendor_id", "?"), fields.get("flags", "").split()
-    if vendor == "AuthenticAMD" and "avx512f" in flags:
+    """Why this machine cannot reproduce the archive's kernels, or ``None`` if it can."""
+    kind = cpu_kind()
+    if kind == ARCHIVE_KIND:
         return None
     return (
-        f"the published runs were made with an AMD EPYC's AVX-512 kernels; this CPU is "
-        f"{fields.get('model name', vendor)} ({vendor}, avx512f {'avx512f' in flags}), whose "
-        f"kernels give other last digits"
+        f"the published runs were made with the kernels of an AMD EPYC with AVX-512 "
+        f"({ARCHIVE_KIND}); this CPU is {cpu_model()} ({kind}), whose kernels give other last "
+        f"digits"
     )
 
 
