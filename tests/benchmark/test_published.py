@@ -392,7 +392,7 @@ GRID_AGENTS = {"etc", "ucb-psq", "ts-psq", "etc-50", "random", "fetc", "sadcbo",
 
 
 @pytest.mark.skipif(
-    not (DOCS_DATA / RUNS_FILE).is_file(), reason="docs/data is published by the grid (issue 14)"
+    not (DOCS_DATA / RUNS_FILE).is_file(), reason="docs/data holds no published runs"
 )
 def test_the_leaderboard_page_is_recomputed_from_the_published_data(tmp_path: Path) -> None:
     """docs/leaderboard.md is what ``bocvs leaderboard`` computes from docs/data (as
