@@ -138,6 +138,9 @@ def test_public_task_hides_the_truth() -> None:
         "budget",
         "lower_bound",
         "n_initial",
+        # The problem's model default for agents (the reference codes' GP lengthscale): public
+        # metadata, not the objective or the costs.
+        "reference_lengthscale",
     }
 
 
