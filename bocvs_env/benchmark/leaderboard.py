@@ -102,18 +102,11 @@ class Group:
     profile: dict[str, np.ndarray]
 
 
-def _regret_trace(record: EpisodeRecord) -> tuple[np.ndarray, np.ndarray]:
-    """Simple regret after each step and the cost spent by then (both shape ``(T,)``)."""
-    g_star = float(np.max(record.set_max))
-    best = np.maximum.accumulate(np.maximum(record.g, 0.0)) if record.g.size else record.g
-    return g_star - best, record.spent
-
-
 def cost_to_targets(record: EpisodeRecord, targets: np.ndarray) -> np.ndarray:
     """The cost spent, as a fraction of the budget, when the run's simple regret first is at
     most each target (shape ``(n,)``; 0 for a target at or above ``g*``, ``inf`` for one not
     reached within the budget)."""
-    regret, spent = _regret_trace(record)
+    regret, spent = metrics.simple_regret(record), record.spent
     g_star = float(np.max(record.set_max))
     first = np.sum(regret[None, :] > targets[:, None], axis=1)  # regret is non-increasing
     at = np.concatenate([spent, [np.inf]])[first] / float(record.budget)
