@@ -58,11 +58,17 @@ class ModelBasedAgent(BaseAgent):
 
     def __init__(self, **params: Any) -> None:
         super().__init__()
-        self.config = AgentConfig.from_params(self.default_rules, self.default_computation, params)
+        self.config = AgentConfig.from_params(*self.defaults(), params)
         self.surrogate_options: SurrogateConfig = self.config.surrogate
         self.acquisition_options: AcquisitionConfig = self.config.acquisition
         self.computation: Computation = self.config.computation
         self.rules: Rules = self.config.rules
+
+    def defaults(self) -> tuple[Rules, Computation]:
+        """The rules and computation the keyword parameters are given over: the class's
+        :attr:`default_rules` and :attr:`default_computation` (a policy with named presets
+        returns its preset's)."""
+        return self.default_rules, self.default_computation
 
     @classmethod
     def param_names(cls) -> set[str]:

@@ -30,10 +30,16 @@ VARIANTS: dict[str, dict[str, Any]] = {"default": {}, "exact": {"exact": True}}
 
 
 def model_based_names() -> list[str]:
+    """The registered agents whose class (or, for a preset, the policy it builds) is a
+    :class:`ModelBasedAgent`."""
+    policies = {
+        name: getattr(agent_class(name), "policy", agent_class(name))
+        for name in registered_agents()
+    }
     return sorted(
         name
-        for name in registered_agents()
-        if isinstance(agent_class(name), type) and issubclass(agent_class(name), ModelBasedAgent)
+        for name, policy in policies.items()
+        if isinstance(policy, type) and issubclass(policy, ModelBasedAgent)
     )
 
 

@@ -15,7 +15,7 @@ from agents import make_agent, registered_agents
 from agents.base import Agent, BaseAgent
 from agents.cvs import EstimatedCostUCBCVSAgent, UCBCVSAgent
 from agents.etc import ETC_EXACT_SETTINGS, ETC_FAST_SETTINGS, ETCAgent
-from agents.fetc import FETCAgent
+from agents.fetc import FETCRules
 from agents.psq import TSPSQAgent, UCBPSQAgent
 from agents.surrogate import SamplePath
 from bocvs_env.agent_registration import agent_class, required_params
@@ -338,7 +338,7 @@ def test_the_best_observed_queries_are_best_first_and_ties_earliest_first(name: 
     env = BOCVSEnv(problem, privileged_info=False)
     obs, info = env.reset(seed=0)
     agent = make_agent(name, **{**agent_params(name, problem), "n_incumbents": 3})
-    assert isinstance(agent, UCBPSQAgent | FETCAgent)
+    assert isinstance(agent, UCBPSQAgent | ETCAgent)
     agent.reset(env.task, obs, public_info(info), seed=0)
     agent.X = np.arange(5.0)[:, None] * np.ones(env.task.dim)
     agent.y = np.array([0.5, 2.0, 1.0, 2.0, -1.0])
@@ -437,7 +437,7 @@ def test_fetc_commits_to_an_acceptable_set_by_this_rounds_bounds(bounds: str) ->
     the logged bound is that of the posterior of the set's value."""
     problem = replace(custom_problem(), budget=5.0)
     agent = make_agent("fetc", **FAST, value_bounds=bounds, relevance_min_data=1000)
-    assert isinstance(agent, FETCAgent)
+    assert isinstance(agent, ETCAgent) and agent.name == "fetc"
     play(BOCVSEnv(problem, privileged_info=False), agent, seed=1)
     exploit = [e for e in agent.diagnostics() if e["phase"] == "exploit"]
     assert exploit
@@ -447,7 +447,7 @@ def test_fetc_commits_to_an_acceptable_set_by_this_rounds_bounds(bounds: str) ->
         threshold = (1 - e["alpha"]) * e["lcb_bar"]
         assert e["value"] > threshold or e["value"] == max(checked.values())
     if bounds == "integral":
-        ((value, x),) = agent._value_maxima([2], 1.0).values()
+        ((value, x),) = agent.value_maxima([2], 1.0, FETCRules().n_refine).values()
         mean, std = agent.posterior.mean_std(agent.surrogate, 2, torch.as_tensor(x)[None])
         assert value == pytest.approx(float(mean[0] + agent.acquisition_options.beta * std[0]))
     with pytest.raises(ValueError, match="value_bounds"):
@@ -457,7 +457,7 @@ def test_fetc_commits_to_an_acceptable_set_by_this_rounds_bounds(bounds: str) ->
 def test_fetc_measures_relevance_again_only_when_the_data_has_grown(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    import agents.fetc
+    import agents.etc_strategies
     from agents.relevance import collapse_relevance
 
     sizes: list[int] = []
@@ -466,7 +466,7 @@ def test_fetc_measures_relevance_again_only_when_the_data_has_grown(
         sizes.append(surrogate.n_train)
         return collapse_relevance(surrogate, points, samples)
 
-    monkeypatch.setattr(agents.fetc, "collapse_relevance", counted)
+    monkeypatch.setattr(agents.etc_strategies, "collapse_relevance", counted)
     problem = replace(custom_problem(), budget=12.0)
     agent = make_agent("fetc", **FAST, relevance_min_data=2, relevance_growth=1.5)
     assert isinstance(agent, BaseAgent)

@@ -211,7 +211,7 @@ def test_fetc_sweep_configs_load_and_name_registered_agents(name: str) -> None:
 def test_the_value_bounds_sweep_pairs_fetc_with_its_averaged_bounds_off_the_grid() -> None:
     """FETC's one change made after the grid ran is checked on the development settings only:
     the same cells as fetc_dev, FETC against FETC with ``value_bounds="current"``."""
-    from agents.fetc import FETCAgent
+    from agents.etc import ETCAgent, FETCRules
     from bocvs_env.benchmark.sweep import check_agents
 
     sweep, dev = _config("fetc_value_bounds"), _config("fetc_dev")
@@ -222,8 +222,9 @@ def test_the_value_bounds_sweep_pairs_fetc_with_its_averaged_bounds_off_the_grid
         other: {"value_bounds": "current"}
     }
     fetc, averaged = make_agent("fetc"), make_agent(other)
-    assert type(fetc) is type(averaged) is FETCAgent
-    assert fetc.rules.value_bounds == "integral"
+    assert type(fetc) is type(averaged) is ETCAgent
+    assert fetc.name == averaged.name == "fetc"
+    assert isinstance(fetc.rules, FETCRules) and fetc.rules.value_bounds == "integral"
 
 
 def _config(name: str) -> SweepConfig:
