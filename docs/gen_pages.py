@@ -112,10 +112,11 @@ def agents_table(src_uri: str) -> str:
     rows = ["| agent | class | what it does |", "| --- | --- | --- |"]
     for name in _registered():
         cls = agent_class(name)
-        doc = _first_paragraph(cls.__doc__ or "")
+        policy = _policy(cls)
+        doc = getattr(cls, "summary", None) or _first_paragraph(policy.__doc__ or "")
         rows.append(
-            f"| [`{name}`]({prefix}{AGENT_PAGES}/{name}.md) | `{cls.__module__}.{cls.__qualname__}` "
-            f"| {_cell(doc)} |"
+            f"| [`{name}`]({prefix}{AGENT_PAGES}/{name}.md) | "
+            f"`{policy.__module__}.{policy.__qualname__}` | {_cell(doc)} |"
         )
     return "\n".join(rows)
 
@@ -165,11 +166,16 @@ def agent_page(name: str, target: str) -> str:
     from bocvs_env.agent_registration import agent_class
 
     cls = agent_class(name)
-    module = importlib.import_module(cls.__module__)
-    dotted = f"{cls.__module__}.{cls.__qualname__}"
+    policy = _policy(cls)
+    module = importlib.import_module(policy.__module__)
+    dotted = f"{policy.__module__}.{policy.__qualname__}"
     summary = _first_paragraph(module.__doc__ or "")
     defaults, required = agent_defaults(name, cls)
-    described = argument_descriptions(cls)
+    described = argument_descriptions(policy)
+    for part in ("rules", "computation"):  # a policy's configuration: its own descriptions
+        config = getattr(cls, part, None) or getattr(cls, f"default_{part}", None)
+        if config is not None:
+            described = {**described, **argument_descriptions(type(config))}
     rows = [
         f"| `{key}` | {'required' if key in required else f'`{value!r}`'} | "
         f"{_cell(described.get(key, ''))} |"
@@ -199,6 +205,12 @@ def agent_page(name: str, target: str) -> str:
             "",
         ]
     )
+
+
+def _policy(cls: Any) -> Any:
+    """The class an entry point's object builds: the object itself, or for a named preset of a
+    policy (:class:`agents.etc.ETCPreset`) its ``policy``."""
+    return getattr(cls, "policy", cls)
 
 
 def agent_defaults(name: str, cls: Any) -> tuple[dict[str, Any], tuple[str, ...]]:
