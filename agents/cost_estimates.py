@@ -1,7 +1,8 @@
 """Learned cost models of the cost-aware agents, as pure functions of the observed cost draws.
 
 Every set's cost is a random variable whose mean the agents do not know; they see one draw per
-play. Here: the mean estimate with an optimistic prior for sets never played (the cost-aware
+play. Here: the running mean and Algorithm 1's horizon and Hoeffding-style cost bound (Hoang,
+Nguyen & Tran, AAAI 2025), the mean estimate with an optimistic prior for sets never played (the cost-aware
 EI agent divides by it), the empirical-Bernstein confidence bound of FETC (the variance-aware
 replacement of Algorithm 1's Hoeffding-style ``sqrt(2 log T / n)``), and CArBO's cost-cooling
 exponent. Costs are in cost units; ``m`` is the number of sets.
@@ -84,7 +85,7 @@ def bernstein_cost_lcb(
 
     Args:
         draws: per set, the cost draws seen so far.
-        horizon: ``T >= 1`` (see :func:`agents.decisions.horizon_estimate`).
+        horizon: ``T >= 1`` (see :func:`agents.cost_estimates.horizon_estimate`).
         cost_range: the known length of the costs' support, or ``None`` (see
             :func:`bernstein_width`).
     """
@@ -110,3 +111,44 @@ def cooling_exponent(spent: float, budget: float) -> float:
     if not (math.isfinite(budget) and budget > 0):
         raise ValueError(f"budget must be positive and finite, got {budget!r}")
     return min(max((budget - spent) / budget, 0.0), 1.0)
+
+
+def mean_costs(cost_sums: np.ndarray, plays: np.ndarray) -> np.ndarray:
+    """Running mean cost per set, ``(m,)``; ``nan`` for sets never played."""
+    plays = np.asarray(plays)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.where(plays > 0, np.asarray(cost_sums, np.float64) / plays, np.nan)
+
+
+def horizon_estimate(budget: float, cost_sums: np.ndarray, plays: np.ndarray) -> float:
+    """The horizon ``T`` of the cost LCB, unknown under random costs: ``budget / min_i c_hat_i``.
+
+    The most rounds the budget could pay for at the cheapest observed mean cost (the project's specification).
+    At least 1, so that ``log T >= 0``.
+
+    Raises:
+        ValueError: if no set has been played, or the cheapest observed mean cost is not
+            positive.
+    """
+    means = mean_costs(cost_sums, plays)
+    if np.all(np.isnan(means)):
+        raise ValueError("the horizon estimate needs at least one observed cost")
+    cheapest = float(np.nanmin(means))
+    if cheapest <= 0.0:
+        raise ValueError(f"observed mean costs must be positive, got {cheapest!r}")
+    return max(float(budget) / cheapest, 1.0)
+
+
+def cost_lcb(cost_sums: np.ndarray, plays: np.ndarray, horizon: float) -> np.ndarray:
+    """``c_i^LCB = max(c_hat_i - sqrt(2 log T / n_i), 0)`` per set, ``(m,)`` (Algorithm 1, l. 22-24).
+
+    A set never played gets 0, the most optimistic value (after ETC's exploration every set has
+    been played, so this does not arise there).
+    """
+    if horizon < 1.0:
+        raise ValueError(f"horizon must be >= 1, got {horizon!r}")
+    plays = np.asarray(plays)
+    means = mean_costs(cost_sums, plays)
+    with np.errstate(divide="ignore"):
+        width = np.sqrt(2.0 * math.log(horizon) / np.maximum(plays, 1))
+    return np.where(plays > 0, np.maximum(means - width, 0.0), 0.0)

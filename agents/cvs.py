@@ -10,13 +10,8 @@ import numpy as np
 
 from agents.base import Action, Observation
 from agents.config import EXACT, Computation, Rules, check_choice
-from agents.decisions import (
-    cheapest_within_epsilon,
-    cvs_epsilon,
-    etc50_group,
-    mean_costs,
-    size_groups,
-)
+from agents.cost_estimates import mean_costs
+from agents.decisions import cheapest_within_epsilon, cvs_epsilon, etc50_group, size_groups
 from agents.model_based import ModelBasedAgent
 from agents.psq import PSQRules, UCBPSQAgent
 

@@ -1,4 +1,5 @@
-"""The agents' decision rules as pure functions, so that each is unit-tested on hand-made inputs.
+"""The agents' rules for choosing control sets, as pure functions, so that each is unit-tested on
+hand-made inputs (the cost estimates they use: :mod:`agents.cost_estimates`).
 
 Nothing here touches a surrogate: the model-based agents compute GP bounds (``max_x E[u]``,
 ``max_x E[l]`` per control set) and pass them in. Sets are 0-based indices into the task's
@@ -10,13 +11,13 @@ References: Hoang, Nguyen, Tran, AAAI 2025 (Algorithm 1, "ETC"); Tay et al., Neu
 
 from __future__ import annotations
 
-import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
 
 from agents.allocation import exploration_fits
+from agents.cost_estimates import mean_costs
 
 # --- ETC: exploration ---------------------------------------------------------------------------
 
@@ -32,13 +33,6 @@ def round_robin_set(t: int, m: int) -> int:
     if t < 0:
         raise ValueError(f"t must be >= 0, got {t}")
     return t % m
-
-
-def mean_costs(cost_sums: np.ndarray, plays: np.ndarray) -> np.ndarray:
-    """Running mean cost per set, ``(m,)``; ``nan`` for sets never played."""
-    plays = np.asarray(plays)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        return np.where(plays > 0, np.asarray(cost_sums, np.float64) / plays, np.nan)
 
 
 def continue_exploration(
@@ -175,40 +169,6 @@ def select_s1(
         return S1Choice(s1, new_lcb, new_ucb, reset=True)
     best = [int(i) for i in np.flatnonzero(new_ucb == np.max(new_ucb))]
     return S1Choice(best, new_lcb, new_ucb, reset=True, fallback=True)
-
-
-def horizon_estimate(budget: float, cost_sums: np.ndarray, plays: np.ndarray) -> float:
-    """The horizon ``T`` of the cost LCB, unknown under random costs: ``budget / min_i c_hat_i``.
-
-    The most rounds the budget could pay for at the cheapest observed mean cost (the project's specification).
-    At least 1, so that ``log T >= 0``.
-
-    Raises:
-        ValueError: if no set has been played, or the cheapest observed mean cost is not
-            positive.
-    """
-    means = mean_costs(cost_sums, plays)
-    if np.all(np.isnan(means)):
-        raise ValueError("the horizon estimate needs at least one observed cost")
-    cheapest = float(np.nanmin(means))
-    if cheapest <= 0.0:
-        raise ValueError(f"observed mean costs must be positive, got {cheapest!r}")
-    return max(float(budget) / cheapest, 1.0)
-
-
-def cost_lcb(cost_sums: np.ndarray, plays: np.ndarray, horizon: float) -> np.ndarray:
-    """``c_i^LCB = max(c_hat_i - sqrt(2 log T / n_i), 0)`` per set, ``(m,)`` (Algorithm 1, l. 22-24).
-
-    A set never played gets 0, the most optimistic value (after ETC's exploration every set has
-    been played, so this does not arise there).
-    """
-    if horizon < 1.0:
-        raise ValueError(f"horizon must be >= 1, got {horizon!r}")
-    plays = np.asarray(plays)
-    means = mean_costs(cost_sums, plays)
-    with np.errstate(divide="ignore"):
-        width = np.sqrt(2.0 * math.log(horizon) / np.maximum(plays, 1))
-    return np.where(plays > 0, np.maximum(means - width, 0.0), 0.0)
 
 
 def cheapest_feasible(s1: Sequence[int], lcbs: np.ndarray) -> list[int]:

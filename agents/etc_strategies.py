@@ -30,14 +30,17 @@ from typing import TYPE_CHECKING, Any, Protocol
 import numpy as np
 
 from agents.allocation import cheapest_acceptable, exploration_fits, spend_balanced_set
-from agents.cost_estimates import bernstein_cost_lcb, optimistic_mean_costs
+from agents.cost_estimates import (
+    bernstein_cost_lcb,
+    cost_lcb,
+    horizon_estimate,
+    optimistic_mean_costs,
+)
 from agents.decisions import (
     best_set,
     cheapest_feasible,
     continue_exploration,
-    cost_lcb,
     feasible_sets,
-    horizon_estimate,
     intersect_bounds,
     round_robin_set,
     select_s1,
@@ -189,7 +192,7 @@ class BalancedCycles(SpendBalanced):
 @dataclass(frozen=True)
 class HoeffdingCostBound:
     """Algorithm 1 line 24: ``max(c_hat_i - sqrt(2 log T / n_i), 0)``
-    (:func:`agents.decisions.cost_lcb`)."""
+    (:func:`agents.cost_estimates.cost_lcb`)."""
 
     def lower(self, agent: ETCAgent, horizon: float) -> np.ndarray:
         """``(m,)`` cost lower bounds with horizon ``T = horizon``."""

@@ -11,9 +11,9 @@ from agents.cost_estimates import (
     bernstein_cost_lcb,
     bernstein_width,
     cooling_exponent,
+    cost_lcb,
     optimistic_mean_costs,
 )
-from agents.decisions import cost_lcb
 
 #: Algorithm 1's horizon stand-in on the paper's cheap costs: budget 100 / cheapest mean 0.01.
 HORIZON = 100 / 0.01

@@ -7,18 +7,17 @@ import math
 import numpy as np
 import pytest
 
+from agents.cost_estimates import cost_lcb, horizon_estimate
 from agents.decisions import (
     best_set,
     cheapest_feasible,
     cheapest_within_epsilon,
     continue_exploration,
-    cost_lcb,
     cvs_epsilon,
     etc50_group,
     feasible_sets,
     full_set,
     halving_alpha,
-    horizon_estimate,
     intersect_bounds,
     maximal_sets,
     round_robin_set,
