@@ -5,14 +5,13 @@ Each agent registers by name in the ``bocvs.agents`` entry-point group (``pyproj
 """
 
 from agents.base import Agent, BaseAgent
-from agents.cost_ei import CostCooledEIAgent
-from agents.cvs import EstimatedCostUCBCVSAgent, ETC50Agent, UCBCVSAgent
-from agents.etc import ETCAgent
-from agents.fetc import FETCAgent
-from agents.model_based import ModelBasedAgent
-from agents.psq import TSPSQAgent, UCBPSQAgent
-from agents.random import RandomAgent
-from agents.sadcbo import SADCBOAgent
+from agents.policies.cost_ei import CostCooledEIAgent
+from agents.policies.cvs import EstimatedCostUCBCVSAgent, ETC50Agent, UCBCVSAgent
+from agents.policies.etc import ETCAgent, FETCAgent
+from agents.policies.model_based import ModelBasedAgent
+from agents.policies.psq import TSPSQAgent, UCBPSQAgent
+from agents.policies.random import RandomAgent
+from agents.policies.sadcbo import SADCBOAgent
 from bocvs_env.agent_registration import make_agent, registered_agents
 
 __all__ = [

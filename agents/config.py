@@ -97,9 +97,9 @@ class AcquisitionConfig:
         maxiter: L-BFGS-B iterations per optimization.
         beta: the confidence width of ``u = mu + beta sigma`` and ``l = mu - beta sigma``.
         n_incumbents: the previous maximizers per set and best observed queries that every
-            maximization is checked against (:meth:`~agents.model_based.ModelBasedAgent.set_maxima`); 0 turns the check off.
+            maximization is checked against (:meth:`~agents.policies.model_based.ModelBasedAgent.set_maxima`); 0 turns the check off.
         polish_played: with ``polish_samples``, polish the query actually played once more on
-            all samples (:meth:`~agents.model_based.ModelBasedAgent.played`), so that only the maximizations that compare sets use
+            all samples (:meth:`~agents.policies.model_based.ModelBasedAgent.played`), so that only the maximizations that compare sets use
             fewer. The paired quality check found ``polish_samples`` alone less precise on airfoil.
     """
 

@@ -1,6 +1,6 @@
-"""FETC, "frugal explore-then-commit": the ``fetc`` preset of :class:`agents.etc.ETCAgent`
-(docs/agents/fetc.md). Its names are defined in :mod:`agents.etc`."""
+"""FETC, "frugal explore-then-commit": the ``fetc`` preset of :class:`agents.policies.etc.ETCAgent`
+(docs/agents/fetc.md). Its names are defined in :mod:`agents.policies.etc`."""
 
-from agents.etc import ETC_SWITCHES, FETCAgent, FETCRules
+from agents.policies.etc import ETC_SWITCHES, FETCAgent, FETCRules
 
 __all__ = ["ETC_SWITCHES", "FETCAgent", "FETCRules"]

@@ -1,8 +1,8 @@
 """FETC's ablation agents: each of its five components alone on top of ETC, presets of
-:class:`agents.etc.ETCAgent` (:data:`agents.etc.ABLATIONS`). Their names are defined in
-:mod:`agents.etc`."""
+:class:`agents.policies.etc.ETCAgent` (:data:`agents.policies.etc.ABLATIONS`). Their names are defined in
+:mod:`agents.policies.etc`."""
 
-from agents.etc import (
+from agents.policies.etc import (
     COMPONENTS,
     ETC_RULES,
     ETCBernsteinAgent,

@@ -100,9 +100,9 @@ def _reference_repeat(task: Any, X: np.ndarray, y: np.ndarray, seed: int) -> dic
 
 def _agent_repeat(method: str, task: Any, X: np.ndarray, y: np.ndarray, seed: int) -> dict:
     """One agent decision on ``n`` points, the surrogate prepared on ``n - 1`` (untimed)."""
-    from agents.decisions import best_set, maximal_sets
-    from agents.etc import ETCAgent
-    from agents.psq import UCBPSQAgent
+    from agents.policies.etc import ETCAgent
+    from agents.policies.psq import UCBPSQAgent
+    from agents.rules.set_selection import best_set, maximal_sets
 
     # The reference's fixed hyperparameters, so that both decisions see the same posterior.
     model: dict[str, Any] = {"surrogate_mode": "fixed"}
@@ -177,7 +177,7 @@ def _worker_quality(args: argparse.Namespace) -> dict[str, Any]:
 
 def _worker_episode(args: argparse.Namespace) -> dict[str, Any]:
     """One ETC episode; stopped (and reported as such) after ``args.timeout`` seconds."""
-    from agents.etc import ETCAgent
+    from agents.policies.etc import ETCAgent
     from bocvs_env import BOCVSEnv
     from bocvs_env.evaluation import run_episode
 

@@ -3,7 +3,7 @@
 PPO (Stable-Baselines3) learns on the training split of a problem family (a new function per
 episode) through the SB3 wrappers (:func:`bocvs_env.wrappers.make_sb3_env`); the trained policy
 then plays the test split (function seeds the training never drew) through the benchmark
-adapter :class:`agents.sb3.SB3Agent`, in :func:`bocvs_env.evaluation.run_episode`, next to the
+adapter :class:`agents.policies.sb3.SB3Agent`, in :func:`bocvs_env.evaluation.run_episode`, next to the
 registered agents, on the same seeds (so every agent meets the same test functions).
 
 By default PPO trains for 16,384 steps and every agent plays 5 test functions (one to two
@@ -37,7 +37,7 @@ from stable_baselines3.common.env_util import make_vec_env
 
 import bocvs_env  # noqa: F401  (registers the ids)
 from agents import make_agent, registered_agents
-from agents.sb3 import SB3Agent
+from agents.policies.sb3 import SB3Agent
 from bocvs_env.evaluation import run_episode
 from bocvs_env.metrics import summarize
 from bocvs_env.wrappers import make_sb3_env

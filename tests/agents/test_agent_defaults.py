@@ -3,7 +3,7 @@
 A benchmark run records ``params()``; an agent's defaults (its own and those of the model
 options, :class:`agents.config.AgentConfig` with the class's presets) decide what a
 sweep that names only the agent runs. The fixture ``data/agent_defaults.json`` holds, for every
-registered :class:`~agents.model_based.ModelBasedAgent`, ``params()`` built with no parameters
+registered :class:`~agents.policies.model_based.ModelBasedAgent`, ``params()`` built with no parameters
 and with ``exact=True``; a default that moves fails here, beside the decision fixtures
 (``test_decisions_unchanged.py``), which pin what the settings decide.
 
@@ -20,7 +20,7 @@ from typing import Any
 
 import pytest
 
-from agents.model_based import ModelBasedAgent
+from agents.policies.model_based import ModelBasedAgent
 from bocvs_env.agent_registration import agent_class, make_agent, registered_agents
 
 FIXTURE = Path(__file__).parent / "data" / "agent_defaults.json"

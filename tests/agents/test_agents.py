@@ -13,10 +13,9 @@ import torch
 
 from agents import make_agent, registered_agents
 from agents.base import Agent, BaseAgent
-from agents.cvs import EstimatedCostUCBCVSAgent, UCBCVSAgent
-from agents.etc import ETC_EXACT_SETTINGS, ETC_FAST_SETTINGS, ETCAgent
-from agents.fetc import FETCRules
-from agents.psq import TSPSQAgent, UCBPSQAgent
+from agents.policies.cvs import EstimatedCostUCBCVSAgent, UCBCVSAgent
+from agents.policies.etc import ETC_EXACT_SETTINGS, ETC_FAST_SETTINGS, ETCAgent, FETCRules
+from agents.policies.psq import TSPSQAgent, UCBPSQAgent
 from agents.surrogate import SamplePath
 from bocvs_env.agent_registration import agent_class, required_params
 from bocvs_env.env import BOCVSEnv
@@ -102,7 +101,7 @@ def _full_episode_cases() -> list[Any]:
     """Every playable agent on every built-in problem. Slow (run by CI, not by default): full
     episodes on airfoil (ETC's alone takes a minute), and FETC's one-component ablation agents
     beyond hartmann3 (each is FETC with switches, and FETC itself plays every problem)."""
-    from agents.fetc_ablation import COMPONENTS
+    from agents.policies.etc import COMPONENTS
 
     cases = []
     for name in PLAYABLE:
@@ -276,13 +275,13 @@ def test_builtin_agents_register_through_entry_points() -> None:
     builtin = {"random", "etc", "ucb-psq", "ts-psq", "ucb-cvs", "ucb-cvs-est", "etc-50", "sb3"}
     assert builtin <= set(registered_agents())
     assert NEEDS_PARAMS["sb3"] == ("model",) and NEEDS_PARAMS["ucb-cvs"] == ("costs",)
-    assert make_agent("agents.random:RandomAgent").name == "random"
+    assert make_agent("agents.policies.random:RandomAgent").name == "random"
     with pytest.raises(ValueError, match="unknown agent 'ghost'"):
         make_agent("ghost")
     with pytest.raises(ValueError, match="cannot import 'no_such_module'"):
         make_agent("no_such_module:Agent")
     with pytest.raises(ValueError, match="has no 'Ghost'"):
-        make_agent("agents.random:Ghost")
+        make_agent("agents.policies.random:Ghost")
 
 
 def test_registry_builds_every_agent_with_its_name() -> None:
@@ -381,7 +380,7 @@ def test_a_held_decision_is_replayed_while_its_spend_fits_the_hold() -> None:
 
 @pytest.mark.parametrize("model", [ETC_FAST_SETTINGS, ETC_EXACT_SETTINGS], ids=["fast", "exact"])
 def test_fetc_with_every_component_off_is_etc(model: Mapping[str, Any]) -> None:
-    from agents.fetc import ETC_SWITCHES, FETCAgent
+    from agents.policies.etc import ETC_SWITCHES, FETCAgent
 
     problem = custom_problem()
     env = BOCVSEnv(problem, privileged_info=False)
@@ -397,9 +396,8 @@ def test_fetc_with_every_component_off_is_etc(model: Mapping[str, Any]) -> None:
     "name", ["etc-bounded", "etc-spend", "etc-bernstein", "etc-current", "etc-relevance", "etc-ts"]
 )
 def test_each_ablation_agent_changes_one_switch_of_etc(name: str) -> None:
-    from agents.fetc import ETC_SWITCHES
-    from agents.fetc_ablation import COMPONENTS
-    from agents.model_based import FRUGAL_COMPUTE
+    from agents.policies.etc import COMPONENTS, ETC_SWITCHES
+    from agents.policies.model_based import FRUGAL_COMPUTE
 
     agent = make_agent(name, **FAST)
     assert isinstance(agent, BaseAgent)
@@ -457,8 +455,8 @@ def test_fetc_commits_to_an_acceptable_set_by_this_rounds_bounds(bounds: str) ->
 def test_fetc_measures_relevance_again_only_when_the_data_has_grown(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    import agents.etc_strategies
-    from agents.relevance import collapse_relevance
+    import agents.policies.etc_strategies
+    from agents.rules.relevance import collapse_relevance
 
     sizes: list[int] = []
 
@@ -466,7 +464,7 @@ def test_fetc_measures_relevance_again_only_when_the_data_has_grown(
         sizes.append(surrogate.n_train)
         return collapse_relevance(surrogate, points, samples)
 
-    monkeypatch.setattr(agents.etc_strategies, "collapse_relevance", counted)
+    monkeypatch.setattr(agents.policies.etc_strategies, "collapse_relevance", counted)
     problem = replace(custom_problem(), budget=12.0)
     agent = make_agent("fetc", **FAST, relevance_min_data=2, relevance_growth=1.5)
     assert isinstance(agent, BaseAgent)
@@ -500,7 +498,7 @@ def test_constructors_refuse_bad_parameters(name: str, params: dict, message: st
 
 
 def test_cost_weighting_divides_ei_by_cooled_cost() -> None:
-    from agents.cost_ei import CostCooledEIAgent
+    from agents.policies.cost_ei import CostCooledEIAgent
 
     ei = torch.tensor([0.2, 0.2, 0.0], dtype=torch.float64)
     costs = np.array([0.01, 1.0, 0.5])

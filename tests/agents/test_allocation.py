@@ -5,8 +5,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from agents.allocation import exploration_fits, spend_balanced_set
-from agents.decisions import round_robin_set
+from agents.costs.allocation import exploration_fits, spend_balanced_set
+from agents.rules.set_selection import round_robin_set
 
 CHEAP = np.array([0.01, 0.01, 0.01, 0.1, 0.1, 0.1, 1.0])  # the paper's cheap cost set
 
@@ -59,7 +59,7 @@ def test_exploration_fits_the_share_of_the_budget() -> None:
 
 
 def test_cheapest_acceptable_asks_only_the_cheap_levels() -> None:
-    from agents.allocation import cheapest_acceptable
+    from agents.costs.allocation import cheapest_acceptable
 
     ucb = {0: 1.0, 1: 3.0, 2: 2.9, 3: 3.3}
     asked: list[list[int]] = []

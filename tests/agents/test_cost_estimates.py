@@ -7,7 +7,7 @@ import math
 import numpy as np
 import pytest
 
-from agents.cost_estimates import (
+from agents.costs.estimates import (
     bernstein_cost_lcb,
     bernstein_width,
     cooling_exponent,

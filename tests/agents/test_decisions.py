@@ -7,8 +7,8 @@ import math
 import numpy as np
 import pytest
 
-from agents.cost_estimates import cost_lcb, horizon_estimate
-from agents.decisions import (
+from agents.costs.estimates import cost_lcb, horizon_estimate
+from agents.rules.set_selection import (
     best_set,
     cheapest_feasible,
     cheapest_within_epsilon,

@@ -1,9 +1,9 @@
 """The options that make decisions cheaper at some cost in precision: fewer samples when
 polishing, ETC's max-LCB tracked from last round's maximizers, a cap on refit iterations. Each
 changes what it says. They (:data:`agents.config.FAST_SETTINGS`,
-:data:`agents.etc.ETC_FAST_SETTINGS`) are the defaults of UCB-PSQ and FETC; ETC, ETC-50, TS-PSQ
+:data:`agents.policies.etc.ETC_FAST_SETTINGS`) are the defaults of UCB-PSQ and FETC; ETC, ETC-50, TS-PSQ
 and UCB-CVS keep the exact settings (:data:`agents.config.EXACT_SETTINGS`,
-:data:`agents.etc.ETC_EXACT_SETTINGS`), with which the agents decide as first implemented (see
+:data:`agents.policies.etc.ETC_EXACT_SETTINGS`), with which the agents decide as first implemented (see
 test_decisions_unchanged.py)."""
 
 from __future__ import annotations
@@ -18,8 +18,8 @@ import torch
 from agents import make_agent
 from agents.acquisition import ExpectedAcquisition
 from agents.acquisition.closed_form import GPClosedForm
-from agents.etc import ETC_EXACT_SETTINGS, ETC_FAST_SETTINGS, ETCAgent
-from agents.model_based import EXACT_SETTINGS, FAST_SETTINGS
+from agents.policies.etc import ETC_EXACT_SETTINGS, ETC_FAST_SETTINGS, ETCAgent
+from agents.policies.model_based import EXACT_SETTINGS, FAST_SETTINGS
 from agents.surrogate import GPSurrogate
 from agents.surrogate.fitting import MAPFitter, initial_hyperparameters
 from bocvs_env.agent_registration import accepted_params

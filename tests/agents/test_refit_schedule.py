@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from agents.psq import UCBPSQAgent
+from agents.policies.psq import UCBPSQAgent
 from bocvs_env.env import BOCVSEnv
 from bocvs_env.evaluation import public_info
 

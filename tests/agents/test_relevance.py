@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 import torch
 
-from agents.relevance import (
+from agents.rules.relevance import (
     cheapest_covering_set,
     collapse_relevance,
     redundant_sets,

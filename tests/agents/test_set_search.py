@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 import torch
 
-from agents.cost_ei import CostCooledEIAgent
-from agents.fetc import FETCAgent
+from agents.policies.cost_ei import CostCooledEIAgent
+from agents.policies.etc import FETCAgent
 from agents.set_search import maximize_on_set
 
 

@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from agents.etc import ETCAgent
+from agents.policies.etc import ETCAgent
 from bocvs_env.problems import Problem
 
 SCRIPT = Path(__file__).resolve().parents[2] / "benchmarks" / "decisions.py"

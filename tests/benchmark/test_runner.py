@@ -15,7 +15,7 @@ import torch
 from bench_helpers import run_in_process, run_one, tiny_sweep
 
 import bocvs_env.env
-from agents.random import RandomAgent
+from agents.policies.random import RandomAgent
 from bocvs_env.benchmark import runner
 from bocvs_env.benchmark.runner import RunResult, agent_arguments, run_config
 from bocvs_env.env import BOCVSEnv

@@ -10,7 +10,7 @@ import pytest
 import torch
 from stable_baselines3 import PPO
 
-from agents.sb3 import SB3Agent
+from agents.policies.sb3 import SB3Agent
 from bocvs_env import BOCVSEnv
 from bocvs_env.benchmark.cli import main
 from bocvs_env.benchmark.store import ResultStore

@@ -195,7 +195,7 @@ def test_a_corrupt_data_file_is_found_by_the_check(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize("name", ["fetc_ablation", "fetc_dev"])
 def test_fetc_sweep_configs_load_and_name_registered_agents(name: str) -> None:
-    from agents.fetc_ablation import COMPONENTS
+    from agents.policies.etc import COMPONENTS
     from bocvs_env.benchmark.sweep import check_agents
 
     path = Path(__file__).resolve().parents[2] / "benchmarks" / "configs" / f"{name}.toml"
@@ -211,7 +211,7 @@ def test_fetc_sweep_configs_load_and_name_registered_agents(name: str) -> None:
 def test_the_value_bounds_sweep_pairs_fetc_with_its_averaged_bounds_off_the_grid() -> None:
     """FETC's one change made after the grid ran is checked on the development settings only:
     the same cells as fetc_dev, FETC against FETC with ``value_bounds="current"``."""
-    from agents.etc import ETCAgent, FETCRules
+    from agents.policies.etc import ETCAgent, FETCRules
     from bocvs_env.benchmark.sweep import check_agents
 
     sweep, dev = _config("fetc_value_bounds"), _config("fetc_dev")
@@ -265,8 +265,8 @@ def test_the_fast_options_check_pairs_every_paper_agent_with_its_exact_variant()
     fast defaults and ``X@exact`` at the exact settings, for every model-based agent of the
     paper, on the paper's panels and seeds 0-4."""
     from agents import make_agent
-    from agents.etc import ETC_EXACT_SETTINGS
-    from agents.model_based import EXACT_SETTINGS
+    from agents.policies.etc import ETC_EXACT_SETTINGS
+    from agents.policies.model_based import EXACT_SETTINGS
     from bocvs_env.benchmark.sweep import check_agents
 
     check, paper = _config("fast_quality"), preset("paper")

@@ -16,10 +16,10 @@ from agents.acquisition.screening import set_candidates
 from agents.base import Action, Observation
 from agents.checks import check_positive_finite, check_positive_integers
 from agents.config import FRUGAL, Computation, Rules
-from agents.cost_estimates import cooling_exponent, optimistic_mean_costs
-from agents.decisions import maximal_sets
+from agents.costs.estimates import cooling_exponent, optimistic_mean_costs
 from agents.expected_posterior import ExpectedPosterior, expected_improvement
-from agents.model_based import ModelBasedAgent
+from agents.policies.model_based import ModelBasedAgent
+from agents.rules.set_selection import maximal_sets
 from agents.set_search import maximize_on_set
 
 
@@ -59,7 +59,7 @@ class CostCooledEIAgent(ModelBasedAgent):
       of noisy EI; observed ``y`` carry the random inputs' noise).
     - **The cost model** is per set, not per point, and learned: the mean of the set's cost
       draws, with an optimistic prior for sets never played (the cheapest observed mean, or
-      ``cost_prior``) (:func:`agents.cost_estimates.optimistic_mean_costs`); the cost is
+      ``cost_prior``) (:func:`agents.costs.estimates.optimistic_mean_costs`); the cost is
       random but its mean does not depend on ``x``, so no GP on cost is needed. In place of
       CArBO's initial design, the first decisions (``cost_warmup``) play every set once, the
       unplayed set of largest EI each time (by EI, not by cost: the full set is among them),
@@ -68,7 +68,7 @@ class CostCooledEIAgent(ModelBasedAgent):
       without it, the first set played (the full set, whose EI is largest) sets the prior of
       every other set to its own cost, and the ratio never tries the cheap sets (seen on
       levy6 in 12-D: 100% of the spend on the full set).
-    - **Cooling**: ``alpha = (C - spent) / C`` (:func:`agents.cost_estimates.cooling_exponent`):
+    - **Cooling**: ``alpha = (C - spent) / C`` (:func:`agents.costs.estimates.cooling_exponent`):
       the problems' initial design is free, but the warmup's spend counts, so ``alpha`` is
       below 1 when the warmup ends, where CArBO's is 1 after its initial design;
       ``cooling=False`` keeps ``alpha = 1`` (Snoek et al.'s EI per unit cost).
@@ -96,7 +96,7 @@ class CostCooledEIAgent(ModelBasedAgent):
         cost_warmup: play every set once (largest EI first) before dividing by cost (default
             on).
         n_refine: the best screened candidates per set refined by L-BFGS-B (default 2).
-        **model: the options of :class:`~agents.model_based.ModelBasedAgent`,
+        **model: the options of :class:`~agents.policies.model_based.ModelBasedAgent`,
             with :data:`~agents.config.FRUGAL`'s computation bounds by default.
     """
 

@@ -85,7 +85,7 @@ def bernstein_cost_lcb(
 
     Args:
         draws: per set, the cost draws seen so far.
-        horizon: ``T >= 1`` (see :func:`agents.cost_estimates.horizon_estimate`).
+        horizon: ``T >= 1`` (see :func:`agents.costs.estimates.horizon_estimate`).
         cost_range: the known length of the costs' support, or ``None`` (see
             :func:`bernstein_width`).
     """

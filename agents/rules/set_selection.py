@@ -1,5 +1,5 @@
 """The agents' rules for choosing control sets, as pure functions, so that each is unit-tested on
-hand-made inputs (the cost estimates they use: :mod:`agents.cost_estimates`).
+hand-made inputs (the cost estimates they use: :mod:`agents.costs.estimates`).
 
 Nothing here touches a surrogate: the model-based agents compute GP bounds (``max_x E[u]``,
 ``max_x E[l]`` per control set) and pass them in. Sets are 0-based indices into the task's
@@ -16,8 +16,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from agents.allocation import exploration_fits
-from agents.cost_estimates import mean_costs
+from agents.costs.allocation import exploration_fits
+from agents.costs.estimates import mean_costs
 
 # --- ETC: exploration ---------------------------------------------------------------------------
 

@@ -1,4 +1,4 @@
-"""The parts the explore-then-commit policy (:class:`agents.etc.ETCAgent`) is composed of.
+"""The parts the explore-then-commit policy (:class:`agents.policies.etc.ETCAgent`) is composed of.
 
 Algorithm 1 of Hoang, Nguyen & Tran (AAAI 2025, "ETC") and FETC, its frugal variant
 (docs/agents/fetc.md), differ in four parts; each is a small object here, and
@@ -16,8 +16,8 @@ strings are read):
 - the **exploitation query**: the query played on the committed set (:class:`UCBQuery`,
   :class:`ThompsonQuery`).
 
-The computation preset (:data:`agents.etc.ETC_EXACT`, ``ETC_FAST``, ``ETC_FRUGAL``) is the
-fifth part, chosen with the rules by a named preset (:data:`agents.etc.PRESETS`). The parts
+The computation preset (:data:`agents.policies.etc.ETC_EXACT`, ``ETC_FAST``, ``ETC_FRUGAL``) is the
+fifth part, chosen with the rules by a named preset (:data:`agents.policies.etc.PRESETS`). The parts
 read and call the agent's public members only.
 """
 
@@ -29,14 +29,15 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 import numpy as np
 
-from agents.allocation import cheapest_acceptable, exploration_fits, spend_balanced_set
-from agents.cost_estimates import (
+from agents.costs.allocation import cheapest_acceptable, exploration_fits, spend_balanced_set
+from agents.costs.estimates import (
     bernstein_cost_lcb,
     cost_lcb,
     horizon_estimate,
     optimistic_mean_costs,
 )
-from agents.decisions import (
+from agents.rules.relevance import collapse_relevance, redundant_sets, relevant_variables
+from agents.rules.set_selection import (
     best_set,
     cheapest_feasible,
     continue_exploration,
@@ -45,10 +46,9 @@ from agents.decisions import (
     round_robin_set,
     select_s1,
 )
-from agents.relevance import collapse_relevance, redundant_sets, relevant_variables
 
 if TYPE_CHECKING:
-    from agents.etc import ETCAgent
+    from agents.policies.etc import ETCAgent
 
 #: A set's maximum and its maximizer (a full query, ``(d,)``), by set.
 Maxima = dict[int, tuple[float, np.ndarray]]
@@ -58,7 +58,7 @@ Maxima = dict[int, tuple[float, np.ndarray]]
 
 
 class RelevanceMeter:
-    """Feature-collapsing relevance (:func:`agents.relevance.collapse_relevance`), averaged over
+    """Feature-collapsing relevance (:func:`agents.rules.relevance.collapse_relevance`), averaged over
     the first ``points`` of the acquisition's quasi-random inputs (a global measure) and
     measured again only once the GP's training set has grown by the factor ``growth``: one
     per episode, so ``O(log n)`` measures in a run."""
@@ -83,7 +83,7 @@ class RelevanceMeter:
 @dataclass(frozen=True)
 class RelevanceRule:
     """Skip in exploration the sets that only add irrelevant variables to a cheaper subset
-    (:func:`agents.relevance.redundant_sets`), once ``min_data`` observations are made
+    (:func:`agents.rules.relevance.redundant_sets`), once ``min_data`` observations are made
     (``None``: ``2 d``); relevant: at least ``threshold`` times the largest relevance, measured
     by the agent's :class:`RelevanceMeter` (``points``, ``growth``)."""
 
@@ -124,7 +124,7 @@ class Exploration(Protocol):
 
 def cycle_fits(agent: ETCAgent) -> bool:
     """Algorithm 1's exploration in whole cycles: within a cycle, go on; at a cycle's start,
-    go on while the cycle's estimated cost fits (:func:`agents.decisions.continue_exploration`)."""
+    go on while the cycle's estimated cost fits (:func:`agents.rules.set_selection.continue_exploration`)."""
     if agent.n_explore % agent.task.n_sets:
         return True
     return continue_exploration(
@@ -148,7 +148,7 @@ class RoundRobin:
 @dataclass(frozen=True)
 class SpendBalanced:
     """Play the set furthest behind a target share of plays ``n_i ∝ c_hat_i^(-exponent)``
-    (:func:`agents.allocation.spend_balanced_set`) among those ``relevance`` leaves, play by
+    (:func:`agents.costs.allocation.spend_balanced_set`) among those ``relevance`` leaves, play by
     play while ``spent + c_hat_next <= explore_fraction * budget``; every set once first."""
 
     exponent: float
@@ -192,7 +192,7 @@ class BalancedCycles(SpendBalanced):
 @dataclass(frozen=True)
 class HoeffdingCostBound:
     """Algorithm 1 line 24: ``max(c_hat_i - sqrt(2 log T / n_i), 0)``
-    (:func:`agents.cost_estimates.cost_lcb`)."""
+    (:func:`agents.costs.estimates.cost_lcb`)."""
 
     def lower(self, agent: ETCAgent, horizon: float) -> np.ndarray:
         """``(m,)`` cost lower bounds with horizon ``T = horizon``."""
@@ -201,7 +201,7 @@ class HoeffdingCostBound:
 
 @dataclass(frozen=True)
 class BernsteinCostBound:
-    """The empirical-Bernstein bound (:func:`agents.cost_estimates.bernstein_cost_lcb`), with
+    """The empirical-Bernstein bound (:func:`agents.costs.estimates.bernstein_cost_lcb`), with
     the costs' support of length ``cost_range`` (``None``: each set's observed range)."""
 
     cost_range: float | None = None
@@ -234,7 +234,7 @@ class Commitment:
 class IntersectedBounds:
     """Algorithm 1's running bars (lines 10-11 in exploration, 14-21 in exploitation):
     ``lcb_bar`` a running max of ``max E[l]``, ``ucb_bar_i`` a running min of ``max E[u]``,
-    reset when ``S1`` is empty (:func:`agents.decisions.select_s1`).
+    reset when ``S1`` is empty (:func:`agents.rules.set_selection.select_s1`).
 
     ``max E[u]`` is recomputed only for the sets whose ``ucb_bar_i`` exceeds this round's
     threshold (the others are outside ``S1`` whatever the value), and for every set when
@@ -282,7 +282,7 @@ class IntersectedBounds:
 class CurrentBounds:
     """``S1`` from this round's bounds alone, never intersected across rounds (each refit is
     another model), and ``S3`` found lazily by cost level
-    (:func:`agents.allocation.cheapest_acceptable`). Subclasses say which bounds."""
+    (:func:`agents.costs.allocation.cheapest_acceptable`). Subclasses say which bounds."""
 
     intersects = False
 
@@ -339,7 +339,7 @@ class SetValueBounds(CurrentBounds):
     (:class:`agents.expected_posterior.ExpectedPosterior`; FETC's
     ``value_bounds="integral"``), the lower one over every set; each maximized over the set's
     variables with the best ``n_refine`` screened candidates refined
-    (:meth:`agents.etc.ETCAgent.value_maxima`)."""
+    (:meth:`agents.policies.etc.ETCAgent.value_maxima`)."""
 
     n_refine: int = 2
 
@@ -366,7 +366,7 @@ class ValueBound(Protocol):
 @dataclass(frozen=True)
 class UCBQuery:
     """Play the committed set at the maximizer of the bound that admitted it, polished on all
-    samples (:meth:`~agents.model_based.ModelBasedAgent.played`). ``logged``: the decision log
+    samples (:meth:`~agents.policies.model_based.ModelBasedAgent.played`). ``logged``: the decision log
     names the query (``query="ucb"``), as FETC's does; Algorithm 1's log does not."""
 
     logged: bool = True
@@ -405,7 +405,7 @@ class ExploitQuery(Protocol):
 @dataclass(frozen=True)
 class ETCParts:
     """The parts of one explore-then-commit policy (chosen by its rules'
-    :meth:`~agents.etc.ETCRules.parts`)."""
+    :meth:`~agents.policies.etc.ETCRules.parts`)."""
 
     exploration: Exploration
     cost_bound: CostBound

@@ -10,10 +10,15 @@ import numpy as np
 
 from agents.base import Action, Observation
 from agents.config import EXACT, Computation, Rules, check_choice
-from agents.cost_estimates import mean_costs
-from agents.decisions import cheapest_within_epsilon, cvs_epsilon, etc50_group, size_groups
-from agents.model_based import ModelBasedAgent
-from agents.psq import PSQRules, UCBPSQAgent
+from agents.costs.estimates import mean_costs
+from agents.policies.model_based import ModelBasedAgent
+from agents.policies.psq import PSQRules, UCBPSQAgent
+from agents.rules.set_selection import (
+    cheapest_within_epsilon,
+    cvs_epsilon,
+    etc50_group,
+    size_groups,
+)
 
 #: Rounds per group of ETC-50, and the unit of UCB-CVS's default cutoff.
 ROUNDS_PER_GROUP = 50
@@ -150,7 +155,7 @@ class ETC50Rules(PSQRules):
 class ETC50Agent(UCBPSQAgent):
     """The AAAI paper's ETC-50: UCB-CVS's plays grouped by set size, then UCB-PSQ.
 
-    Groups (:func:`agents.decisions.size_groups`): sets of equal size, smallest first; the full
+    Groups (:func:`agents.rules.set_selection.size_groups`): sets of equal size, smallest first; the full
     set is not a group; when every set has the same size (airfoil), consecutive runs of three
     sets by position. The agent plays ``rounds_per_group`` rounds per group, each time
     ``argmax over (i in group, x^i) of E[u]``, then behaves as :class:`UCBPSQAgent`. Rounds

@@ -55,7 +55,7 @@ def exploration_fits(
 ) -> bool:
     """Whether one more exploration play fits: ``spent + next_cost <= fraction * budget``.
 
-    The play-by-play counterpart of :func:`agents.decisions.continue_exploration` (which asks
+    The play-by-play counterpart of :func:`agents.rules.set_selection.continue_exploration` (which asks
     the same of a whole round-robin cycle).
     """
     if not 0.0 <= explore_fraction <= 1.0:
@@ -73,7 +73,7 @@ def cheapest_acceptable(
     level's values, and the first level with a member above the threshold gives ``S3`` (those
     members). That is the same ``S3`` as from the whole ``S1``, without the more expensive
     sets' maxima. If no set is above, ``S3`` is the sets of largest UCB (as
-    :func:`agents.decisions.select_s1`'s fallback).
+    :func:`agents.rules.set_selection.select_s1`'s fallback).
 
     Args:
         cost_lcbs: ``(m,)`` cost lower bounds.

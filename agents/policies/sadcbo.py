@@ -12,9 +12,9 @@ import torch
 
 from agents.base import Action, Observation
 from agents.config import FRUGAL, Computation, Rules
-from agents.cost_estimates import optimistic_mean_costs
-from agents.model_based import ModelBasedAgent
-from agents.relevance import cheapest_covering_set, collapse_relevance, relevant_variables
+from agents.costs.estimates import optimistic_mean_costs
+from agents.policies.model_based import ModelBasedAgent
+from agents.rules.relevance import cheapest_covering_set, collapse_relevance, relevant_variables
 
 
 @dataclass(frozen=True)
@@ -55,21 +55,21 @@ class SADCBOAgent(ModelBasedAgent):
     cost. The adaptations, each a choice this setting forces or leaves open:
 
     - **Relevance**: the root-mean-square change of the posterior mean when a variable is
-      redrawn from its distribution (:func:`agents.relevance.collapse_relevance`), not the KL
+      redrawn from its distribution (:func:`agents.rules.relevance.collapse_relevance`), not the KL
       to the input with the variable set to 0: a variable left out of the control set is drawn
       from its distribution here, so that is the collapse that matters, and it is in the units
       of ``y``. It is measured at the ``relevance_points`` best observed queries by posterior
       mean (all observations, the initial design included), recomputed at every intervening
       decision with the current GP, and not divided by a cost (costs are per set here, below).
     - **Selection**: the relevant variables are those with at least ``threshold`` times the
-      largest relevance (:func:`agents.relevance.relevant_variables`; all of them when every
+      largest relevance (:func:`agents.rules.relevance.relevant_variables`; all of them when every
       relevance is 0), a ratio-to-max cut instead of SADCBO's cumulative share.
     - **Cost**: costs are per set, not per variable, and unknown, so the agent plays the
       cheapest set that controls every relevant variable (or, if none does, the sets that
       cover the largest share of the squared relevance), ties to the smaller set, then the
-      lower index (:func:`agents.relevance.cheapest_covering_set`), by a learned cost model:
+      lower index (:func:`agents.rules.relevance.cheapest_covering_set`), by a learned cost model:
       the mean of each set's draws, with the cheapest observed mean as an optimistic prior for
-      sets never played (:func:`agents.cost_estimates.optimistic_mean_costs`).
+      sets never played (:func:`agents.costs.estimates.optimistic_mean_costs`).
     - **Phases**: the observational phase is a fixed number of decisions, ``warmup`` (``d`` by
       default), and also every decision without data; the stopping rule is not implemented.
       It plays the smallest set, then the lower index (before any draw every set's estimate
@@ -96,7 +96,7 @@ class SADCBOAgent(ModelBasedAgent):
             (default 0.1).
         warmup: observational decisions; ``None`` (the default) is ``d``.
         relevance_points: the best observed queries relevance is measured at (default 3).
-        **model: the options of :class:`~agents.model_based.ModelBasedAgent`,
+        **model: the options of :class:`~agents.policies.model_based.ModelBasedAgent`,
             with :data:`~agents.config.FRUGAL`'s computation bounds by default.
     """
 

@@ -12,8 +12,8 @@ from torch import Tensor
 from agents.acquisition import Bound
 from agents.base import Action, Observation
 from agents.config import EXACT, Computation, Rules
-from agents.decisions import best_set, full_set
-from agents.model_based import ModelBasedAgent
+from agents.policies.model_based import ModelBasedAgent
+from agents.rules.set_selection import best_set, full_set
 
 
 @dataclass(frozen=True)
