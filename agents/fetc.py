@@ -1,6 +1,9 @@
-"""FETC, "frugal explore-then-commit": the ``fetc`` preset of :class:`agents.policies.etc.ETCAgent`
-(docs/agents/fetc.md). Its names are defined in :mod:`agents.policies.etc`."""
+"""Deprecated: moved to :mod:`agents.policies.etc` (:mod:`agents.deprecation`)."""
 
-from agents.policies.etc import ETC_SWITCHES, FETCAgent, FETCRules
+from typing import Any
 
-__all__ = ["ETC_SWITCHES", "FETCAgent", "FETCRules"]
+from agents.deprecation import moved_attribute
+
+
+def __getattr__(name: str) -> Any:
+    return moved_attribute(__name__, "agents.policies.etc", name)

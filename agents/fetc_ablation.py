@@ -1,25 +1,9 @@
-"""FETC's ablation agents: each of its five components alone on top of ETC, presets of
-:class:`agents.policies.etc.ETCAgent` (:data:`agents.policies.etc.ABLATIONS`). Their names are defined in
-:mod:`agents.policies.etc`."""
+"""Deprecated: moved to :mod:`agents.policies.etc` (:mod:`agents.deprecation`)."""
 
-from agents.policies.etc import (
-    COMPONENTS,
-    ETC_RULES,
-    ETCBernsteinAgent,
-    ETCBoundedAgent,
-    ETCCurrentAgent,
-    ETCRelevanceAgent,
-    ETCSpendAgent,
-    ETCTSAgent,
-)
+from typing import Any
 
-__all__ = [
-    "COMPONENTS",
-    "ETC_RULES",
-    "ETCBernsteinAgent",
-    "ETCBoundedAgent",
-    "ETCCurrentAgent",
-    "ETCRelevanceAgent",
-    "ETCSpendAgent",
-    "ETCTSAgent",
-]
+from agents.deprecation import moved_attribute
+
+
+def __getattr__(name: str) -> Any:
+    return moved_attribute(__name__, "agents.policies.etc", name)
