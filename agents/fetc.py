@@ -11,6 +11,7 @@ from typing import Any, ClassVar, Literal
 import numpy as np
 from torch import Tensor
 
+from agents.acquisition import SetOptimizer, SetScores
 from agents.acquisition.screening import set_candidates
 from agents.allocation import cheapest_acceptable, exploration_fits, spend_balanced_set
 from agents.base import Action, Observation
@@ -25,7 +26,6 @@ from agents.decisions import (
 from agents.etc import ETC_FRUGAL, ETCAgent, ETCComputation, ETCRules
 from agents.expected_posterior import ExpectedPosterior
 from agents.relevance import collapse_relevance, redundant_sets, relevant_variables
-from agents.set_search import maximize_on_set
 
 #: The switches that turn every FETC component off: FETC with these is ETC (Algorithm 1) with
 #: the same model options (with :data:`agents.etc.ETC_EXACT_SETTINGS` too, ETC as first
@@ -116,7 +116,8 @@ class FETCAgent(ETCAgent):
          ``alpha`` near 0, and the cheapest of them was played (docs/agents/fetc.md).
 
        Each set's bound is maximized over its variables by
-       :func:`agents.set_search.maximize_on_set` (``raw_samples`` Sobol candidates and the
+       :class:`~agents.acquisition.SetOptimizer` on :class:`~agents.acquisition.SetScores`
+       (``raw_samples`` Sobol candidates and the
        ``n_incumbents`` best observed queries, the best ``n_refine`` refined), over every set
        for ``L``, since a subset's narrower bounds can have the larger LCB. ``"current"``:
        current averaged bounds, ``max E[u]`` and ``max E[l]`` (FETC's default until the grid
@@ -315,18 +316,19 @@ class FETCAgent(ETCAgent):
     ) -> dict[int, tuple[float, np.ndarray]]:
         """``max_{x^i} E[g_i] + sign * beta * std[g_i]`` and its full query ``(d,)`` per set."""
         best = self.best_observed()
+
+        def bound(i: int, X: Tensor) -> Tensor:
+            mean, std = self.posterior.mean_std(self.surrogate, i, X)
+            return mean + sign * self.acquisition_options.beta * std
+
+        bounds = SetScores(self.task.control_sets, self.task.dim, bound)
+        optimizer = SetOptimizer(self.rules.n_refine, self.acquisition_options.maxiter)
         out = {}
         for i in sets:
             ctrl = list(self.task.control_sets[i])
             Z = set_candidates(
                 ctrl, self.acquisition_options.raw_samples, self.acquisition.seed + i, best
             )
-
-            def bound(X: Tensor, i: int = i) -> Tensor:
-                mean, std = self.posterior.mean_std(self.surrogate, i, X)
-                return mean + sign * self.acquisition_options.beta * std
-
-            out[i] = maximize_on_set(
-                bound, self.task.dim, ctrl, Z, self.rules.n_refine, self.acquisition_options.maxiter
-            )
+            ((value, x),) = optimizer.maximize(bounds, [i], [Z])
+            out[i] = (value, x)
         return out
