@@ -87,8 +87,8 @@ class SurrogateConfig:
 
 @dataclass(frozen=True)
 class AcquisitionConfig:
-    """The expectations' samples and their multi-start optimizer's options
-    (:class:`~agents.acquisition.ExpectedAcquisition`).
+    """The expectations' samples (:class:`~agents.acquisition.ExpectedAcquisition`) and their
+    multi-start optimizer's options (:class:`~agents.acquisition.SetOptimizer`).
 
     Attributes:
         n_samples: quasi-random samples of the random variables behind each ``E[.]``.
@@ -136,7 +136,7 @@ class Computation:
             so ``O(log n)`` refits in ``n`` observations) or ``"every"`` (every ``refit_every``
             observations, as first implemented); see :class:`~agents.surrogate.GPSurrogate`.
         polish_samples: polish every maximizer with only this many of the ``n_samples``
-            samples and value it with all (:class:`~agents.acquisition.ExpectedAcquisition`); the default 32 lost
+            samples and value it with all (:class:`~agents.acquisition.SetOptimizer`); the default 32 lost
             at most 1.3e-3 of a set maximum of 3-4 on airfoil (benchmarks/README.md). ``None``,
             or any value of at least ``n_samples``, polishes with all, as first implemented.
             Fewer samples make a decision cheaper where the expectation has random inputs, at
@@ -274,8 +274,9 @@ class AgentConfig:
     An agent's keyword parameters are split by name into the dataclasses
     (:meth:`from_params`), over the presets of its class (its ``default_rules`` and
     ``default_computation``): the options not given take the preset's values. The options are
-    passed to the :class:`~agents.surrogate.GPSurrogate` and
-    :class:`~agents.acquisition.ExpectedAcquisition` explicitly: they are the agents' defaults,
+    passed to the :class:`~agents.surrogate.GPSurrogate`,
+    :class:`~agents.acquisition.ExpectedAcquisition` and
+    :class:`~agents.acquisition.SetOptimizer` explicitly: they are the agents' defaults,
     where the components' own are the exact ones. The components' other options (``n_polish``,
     ``pre_refine``, ``exact_mean``, ``raw_n_samples``, ``n_features``, ``warm_start``) keep the
     components' defaults.

@@ -30,7 +30,7 @@ def measure(problem: str, n: int, seed: int, polish: list[int], bound: str) -> d
     """The set maxima of ``bound`` on ``n`` random rounds of ``problem``, per polishing."""
     import torch
 
-    from agents.acquisition import ExpectedAcquisition
+    from agents.acquisition import ExpectedAcquisition, SetOptimizer
     from agents.surrogate import GPSurrogate
     from bocvs_env.env import BOCVSEnv
 
@@ -56,31 +56,32 @@ def measure(problem: str, n: int, seed: int, polish: list[int], bound: str) -> d
     out: dict[str, Any] = {"problem": problem, "n": n, "seed": seed, "bound": bound}
     runs: dict[str, Any] = {}
     # untimed, so that what the surrogate caches (e.g. its precision matrix) favours no setting
-    ExpectedAcquisition(env.task, seed=seed).maximize(gp, sets, bound=bound)  # type: ignore[arg-type]
+    acq = ExpectedAcquisition(env.task, seed=seed)
+    estimator = acq.estimator(gp, bound)  # type: ignore[arg-type]
+    candidates = acq.candidates(sets, gp.train_X)
+    SetOptimizer().maximize(estimator, sets, candidates)
     for k in [None, *polish]:
-        acq = ExpectedAcquisition(env.task, seed=seed, polish_samples=k)
         t0 = time.perf_counter()
-        found = acq.maximize(gp, sets, bound=bound)  # type: ignore[arg-type]
+        found = SetOptimizer(polish_samples=k).maximize(estimator, sets, candidates)
         runs[str(k or acq.n_samples)] = {
             "seconds": time.perf_counter() - t0,
             "values": [v for v, _ in found],
             "x": [x.tolist() for _, x in found],
         }
     default = runs["128"]
-    estimator = ExpectedAcquisition(env.task, seed=seed).estimator(gp, bound)  # type: ignore[arg-type]
     at_default = [(i, torch.tensor([x])) for i, x in zip(sets, default["x"], strict=True)]
     with torch.no_grad():
-        exact = torch.cat(estimator.expected(at_default))
+        exact = torch.cat(estimator.value(at_default))
     for k in polish:
         gap = np.array(default["values"]) - np.array(runs[str(k)]["values"])
         with torch.no_grad():
-            err = (torch.cat(estimator.expected(at_default, k)) - exact).abs().max()
+            err = (torch.cat(estimator.value(at_default, k)) - exact).abs().max()
         # what ``polish_played`` adds for the one set played: its maximizer polished again on
         # all samples (each set on its own, as a played set is), and how far that recovers
-        acq = ExpectedAcquisition(env.task, seed=seed, polish_samples=k)
+        optimizer = SetOptimizer(polish_samples=k)
         t0 = time.perf_counter()
         played = [
-            acq.polish_from(gp, [i], [np.array(x)], bound, all_samples=True)[0]  # type: ignore[arg-type]
+            optimizer.polish_from(estimator, [i], [np.array(x)], all_samples=True)[0]
             for i, x in zip(sets, runs[str(k)]["x"], strict=True)
         ]
         played_gap = np.array(default["values"]) - np.array([v for v, _ in played])

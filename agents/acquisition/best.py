@@ -1,4 +1,5 @@
-"""Exact values only where they can matter: points whose upper bound (:meth:`Estimator.upper`)
+"""Exact values only where they can matter: points whose upper bound
+(:meth:`~agents.acquisition.SetAcquisition.upper`)
 is below a value already reached are not valued, since they cannot beat it."""
 
 from __future__ import annotations
@@ -8,7 +9,7 @@ from collections.abc import Sequence
 import torch
 from torch import Tensor
 
-from agents.acquisition.estimator import Estimator, Part
+from agents.acquisition.set_acquisition import Part, SetAcquisition
 
 #: A point is skipped when its upper bound is below the value to beat by more than this,
 #: relative to ``1 + |value|``.
@@ -16,18 +17,19 @@ SKIP_TOLERANCE = 1e-9
 
 
 def expected_above(
-    estimator: Estimator, parts: Sequence[Part], floors: Sequence[float]
+    acquisition: SetAcquisition, parts: Sequence[Part], floors: Sequence[float]
 ) -> list[Tensor]:
-    """:meth:`Estimator.expected` (all samples, no gradient) of the points that can reach
-    their part's floor, ``-inf`` for the others.
+    """:meth:`~agents.acquisition.SetAcquisition.value` (all samples, no gradient) of the points
+    that can reach their part's floor, ``-inf`` for the others.
 
-    A row is valued unless the estimator's :meth:`~Estimator.upper` bound is below
+    A row is valued unless the acquisition's :meth:`~agents.acquisition.SetAcquisition.upper`
+    bound is below
     ``floors[p] - SKIP_TOLERANCE * (1 + |floors[p]|)``: so every row whose value is at least
     its floor is valued, and the first maximum of each part is unchanged wherever it is above
     the floor. All valued rows are valued in one call, each distinct row once.
 
     Args:
-        estimator: the expectation.
+        acquisition: the value (e.g. an expectation, :class:`~agents.acquisition.Estimator`).
         parts: ``(set, b x d queries)``.
         floors: per part, the value a row must be able to reach (``-inf``: value every row).
 
@@ -35,7 +37,7 @@ def expected_above(
         One ``b`` tensor per part (units of ``y``).
     """
     with torch.no_grad():
-        bounds = estimator.upper(parts) if any(f > -torch.inf for f in floors) else None
+        bounds = acquisition.upper(parts) if any(f > -torch.inf for f in floors) else None
         keep = []
         for p, (_, X) in enumerate(parts):
             rows = torch.arange(X.shape[0])
@@ -47,7 +49,7 @@ def expected_above(
         # a point given twice (e.g. a maximizer kept as an incumbent again) is valued once
         unique = [torch.unique(parts[p][1][keep[p]], dim=0, return_inverse=True) for p in valued]
         values = (
-            estimator.expected([(parts[p][0], u) for p, (u, _) in zip(valued, unique, strict=True)])
+            acquisition.value([(parts[p][0], u) for p, (u, _) in zip(valued, unique, strict=True)])
             if valued
             else []
         )

@@ -16,11 +16,12 @@ import torch
 from torch import Tensor
 
 from agents.acquisition.bounds import Bound, combine, sign
-from agents.acquisition.estimator import Estimator, Part, RefinePlan
+from agents.acquisition.estimator import Estimator
 from agents.acquisition.gp_cache import GPFactorCache
 from agents.acquisition.inputs import RandomInputs
 from agents.acquisition.screening import SCREEN_CHUNK, pruned_top
-from agents.surrogate import CHUNK_ELEMENTS, MIN_VARIANCE, GPSurrogate
+from agents.acquisition.set_acquisition import Part, RefinePlan, Top
+from agents.surrogate import CROSS_BLOCK_ELEMENTS, MIN_VARIANCE, GPSurrogate
 
 #: How far the variance of :meth:`GPClosedForm.upper` may be off by rounding, relative to the
 #: prior variance (the ``O(n^2)`` quadratic forms of a badly conditioned precision): its bounds
@@ -65,7 +66,7 @@ class GPClosedForm(Estimator):
         self.pre_refine = pre_refine
         self.n_polish = n_polish
 
-    def expected(self, parts: Sequence[Part], n_samples: int | None = None) -> list[Tensor]:
+    def value(self, parts: Sequence[Part], n_samples: int | None = None) -> list[Tensor]:
         gp, cache = self.surrogate, self.cache
         counts = [self.inputs.count(i, n_samples) for i, _ in parts]
         As = []
@@ -113,7 +114,7 @@ class GPClosedForm(Estimator):
         return combine(*self.surrogate.averaged_moments(A, moments), self.bound, self.beta)
 
     def upper(self, parts: Sequence[Part]) -> list[Tensor] | None:
-        """Upper bounds of :meth:`expected` from the screening moments, ``O(n^2)`` a query
+        """Upper bounds of :meth:`value` from the screening moments, ``O(n^2)`` a query
         instead of ``O(S n^2)``, widened by :data:`VARIANCE_SLACK` and :data:`MEAN_SLACK`
         against rounding.
 
@@ -148,7 +149,7 @@ class GPClosedForm(Estimator):
 
     def top(
         self, sets: Sequence[int], idx: Sequence[list[int]], raws: Sequence[Tensor], k: int
-    ) -> list[Tensor]:
+    ) -> list[Top]:
         """Per set, set by set (each screening matrix kept in the cache while
         :data:`~agents.acquisition.gp_cache.MOMENT_CACHE_BYTES` allows, the oldest dropped
         first), the ``k`` best raw candidates by :meth:`screen`, computing the ``O(n^2)``
@@ -156,13 +157,13 @@ class GPClosedForm(Estimator):
         ``beta sigma`` can still reach the top (:func:`pruned_top`)."""
         return [self._top(i, ix, Z, k) for i, ix, Z in zip(sets, idx, raws, strict=True)]
 
-    def _top(self, i: int, ix: list[int], Z: Tensor, k: int) -> Tensor:
+    def _top(self, i: int, ix: list[int], Z: Tensor, k: int) -> Top:
         gp = self.surrogate
         low, high = gp.std_range()
         moments = self.cache.moments(gp, i)
         # the r x n cross factors in blocks, never all at once (r is in the thousands for a
         # set without random variables)
-        block = max(SCREEN_CHUNK, CHUNK_ELEMENTS // max(1, gp.n_train))
+        block = max(SCREEN_CHUNK, CROSS_BLOCK_ELEMENTS // max(1, gp.n_train))
         mean = torch.cat(
             [
                 gp.averaged_mean(gp.cross_factor(Z[lo : lo + block], ix), moments[0])
@@ -170,7 +171,8 @@ class GPClosedForm(Estimator):
             ]
         )
         if self.sign == 0.0:
-            return mean.topk(k).indices
+            best = mean.topk(k)
+            return Top(best.indices, best.values)
         upper = mean + self.sign * self.beta * (high if self.sign > 0 else low)
         return pruned_top(upper, lambda rows: self._score(ix, Z[rows], moments), k)
 

@@ -1,4 +1,4 @@
-"""Acquisition over random inputs: ``E[u(x^i, X^{-i})]`` and its maximization over ``x^i``.
+"""Acquisition over random inputs: ``E[u(x^i, X^{-i})]`` of a control set's partial query.
 
 When control set ``i`` is played, the variables outside it are drawn from their known
 distributions, so an agent scores a partial query ``x^i`` by the expectation of a bound of the
@@ -16,45 +16,32 @@ Every evaluation is one batched posterior call, by an estimator chosen once per 
 (:meth:`ExpectedAcquisition.estimator`): for a :class:`GPSurrogate` and a named bound the
 factorized closed form of :mod:`agents.acquisition.closed_form`; for a sample path its average
 per feature and training point (:class:`~agents.acquisition.sampled.PathAverage`); otherwise
-the plain sample average (:class:`~agents.acquisition.sampled.SampleAverage`).
-
-Maximization (:meth:`ExpectedAcquisition.maximize`), for all requested sets at once:
-
-1. screen scrambled Sobol candidates per set (``raw_samples``, up to
-   :data:`~agents.acquisition.screening.RAW_SCALE_MAX` times more for a set whose expectation
-   needs fewer samples, e.g. one with no random variables) and the most recent observed inputs
-   (as many as the candidates) with a cheap score (for a GP,
-   ``E[mu] +- beta sqrt(E[sigma^2])``, ``O(n^2)`` per candidate, which equals the expectation
-   where the variance is the same at every sample and bounds it otherwise; the variance is
-   computed only for candidates whose ``O(n)`` mean plus the widest possible ``beta sigma`` can
-   still reach the best ``n_restarts``, see :func:`~agents.acquisition.screening.pruned_top`);
-2. refine the best ``n_restarts`` of each set on that score, then polish the best ``n_polish``
-   on the exact expectation; every start runs its own L-BFGS-B (SciPy's, driven in lockstep
-   by :func:`~agents.acquisition.optimize.batched_lbfgsb`) so it stops when it converges, and
-   each round evaluates all active starts of all sets in one call, with autograd gradients;
-3. return per set the best polished point, or the best raw candidate if it is better.
+the plain sample average (:class:`~agents.acquisition.sampled.SampleAverage`). An estimator is
+a :class:`~agents.acquisition.SetAcquisition`, maximized by
+:class:`~agents.acquisition.SetOptimizer` from :meth:`ExpectedAcquisition.candidates`; for a GP
+it screens the candidates by ``E[mu] +- beta sqrt(E[sigma^2])`` (``O(n^2)`` per candidate,
+which equals the expectation where the variance is the same at every sample and bounds it
+otherwise; the variance is computed only for candidates whose ``O(n)`` mean plus the widest
+possible ``beta sigma`` can still reach the best starts, see
+:func:`~agents.acquisition.screening.pruned_top`), pre-refines the starts on that score and
+polishes the best ``n_polish`` distinct ones on the exact expectation.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 
-import numpy as np
-import torch
 from torch import Tensor
 
 from agents.acquisition.best import expected_above
 from agents.acquisition.bounds import Score, sign
 from agents.acquisition.closed_form import GPClosedForm
-from agents.acquisition.estimator import Estimator, Part
+from agents.acquisition.estimator import Estimator
 from agents.acquisition.gp_cache import GPFactorCache
 from agents.acquisition.inputs import RandomInputs
-from agents.acquisition.refine import polish, refined_starts
 from agents.acquisition.sampled import PathAverage, Posterior, SampleAverage
-from agents.acquisition.screening import (
-    raw_candidates,
-    raw_count,
-)
+from agents.acquisition.screening import raw_candidates, raw_count
+from agents.acquisition.set_acquisition import Part
 from agents.checks import check_positive_integers
 from agents.surrogate import GPSurrogate, SamplePath
 from bocvs_env.task import Task
@@ -62,7 +49,7 @@ from bocvs_env.task import Task
 
 class ExpectedAcquisition:
     """E over the random inputs of a control set, by a fixed seeded quasi-random (scrambled Sobol)
-    sample of the known distributions, and its maximization over the controlled variables.
+    sample of the known distributions: its estimators and the candidates to maximize them from.
 
     Args:
         task: the public task (dimension, control sets, input distributions).
@@ -70,46 +57,40 @@ class ExpectedAcquisition:
             keeps the Sobol points balanced). A set that controls every variable needs none and
             is evaluated at its query alone.
         seed: scrambles the sample set and the raw candidates; same seed, same decisions.
-        raw_samples: Sobol candidates scored per set before refinement, scaled up for sets whose
+        raw_samples: Sobol candidates per set (:meth:`candidates`), scaled up for sets whose
             expectation needs fewer samples (:meth:`raw_count`); as many of the surrogate's
-            most recent training inputs are scored too.
-        n_restarts: the best candidates of each set refined by L-BFGS-B.
-        maxiter: the L-BFGS-B iteration limit.
-        raw_n_samples: raw candidates are screened with only the first ``raw_n_samples``
-            samples (a prefix of the Sobol sequence, balanced for powers of two) when the
-            surrogate is not a :class:`GPSurrogate` (a GP's bounds are screened in closed form,
-            see :meth:`GPClosedForm.screen`; a sample path's expectation is screened with all
+            most recent training inputs are candidates too.
+        raw_n_samples: candidates are screened with only the first ``raw_n_samples`` samples
+            (a prefix of the Sobol sequence, balanced for powers of two) when the surrogate is
+            not a :class:`GPSurrogate` (a GP's bounds are screened in closed form, see
+            :meth:`GPClosedForm.screen`; a sample path's expectation is screened with all
             samples); the refined starts and the returned values use all ``n_samples``.
         pre_refine: for a :class:`GPSurrogate` and a ``"ucb"``/``"lcb"``/``"mean"`` bound, first
             refine the starts on the ``O(n^2)``-per-point screening score (which equals the
             expectation wherever the variance is the same for every sample, and bounds it
             otherwise), then polish on the exact expectation: far fewer exact evaluations. All
             sets at once while their ``n x n`` screening matrices fit in
-            :data:`~agents.acquisition.gp_cache.MOMENT_CACHE_BYTES` (``n`` up to about 4,000 with 7 sets), set by set while
-            one does (``n`` up to about 11,500); beyond, the starts are refined on the exact
-            expectation alone.
-        n_polish: after pre-refinement, polish on the exact expectation only the best
-            ``n_polish`` distinct points of each set by their screening score (``None``: all
-            ``n_restarts``; starts that converged within :data:`~agents.acquisition.screening.DISTINCT_TOLERANCE` of a better
-            one are not polished twice). On hartmann6 and ackley6 in 12-D (84 maximizations)
-            polishing 2 or 4 instead of 8 changed no value by more than 6e-9 and halved the time
-            at n = 1,000; 2 distinct points instead of 4 changed none of 84 UCB and LCB set
-            maxima on hartmann6 (n = 100, 300, 1,000) by more than 2e-15.
-            Where the data is too large to pre-refine, the best ``n_polish`` screened starts.
+            :data:`~agents.acquisition.gp_cache.MOMENT_CACHE_BYTES` (``n`` up to about 4,000
+            with 7 sets), set by set while one does (``n`` up to about 11,500); beyond, the
+            starts are refined on the exact expectation alone.
         exact_mean: for a :class:`GPSurrogate`, take ``E[mu]`` in closed form (the kernel mean
             embedding of the RBF kernel against truncated-normal or uniform inputs,
             :meth:`GPSurrogate.kernel_mean_embedding`) instead of the sample average; the
             ``beta sigma`` part is still averaged over the samples.
-        polish_samples: polish (the L-BFGS-B on the exact expectation) with only the first
-            ``polish_samples`` samples (a prefix of the Sobol sequence, balanced for powers of
-            two), then value the polished points with all ``n_samples``; ``None`` polishes with
-            all. Trades the maximizer's precision for time: the polishing's per-sample
-            quadratic forms are most of a decision where the expectation has samples (
-            airfoil); the returned values are still the ``n_samples`` expectation.
+        n_polish: after pre-refinement, polish on the exact expectation only the best
+            ``n_polish`` distinct points of each set by their screening score (``None``: all
+            starts; starts that converged within
+            :data:`~agents.acquisition.screening.DISTINCT_TOLERANCE` of a better one are not
+            polished twice). On hartmann6 and ackley6 in 12-D (84 maximizations) polishing 2
+            or 4 instead of 8 changed no value by more than 6e-9 and halved the time at
+            n = 1,000; 2 distinct points instead of 4 changed none of 84 UCB and LCB set maxima
+            on hartmann6 (n = 100, 300, 1,000) by more than 2e-15. Where the data is too large
+            to pre-refine, the best ``n_polish`` screened starts.
 
     The defaults here are the exact computations; the agents pass every option explicitly, with
-    defaults of their own (:class:`~agents.model_based.ModelBasedAgent`, whose
-    ``polish_samples`` is one of the fast options).
+    defaults of their own (:class:`~agents.model_based.ModelBasedAgent`). How many starts are
+    refined, for how many iterations and on how many samples is the optimizer's
+    (:class:`~agents.acquisition.SetOptimizer`).
     """
 
     def __init__(
@@ -118,40 +99,24 @@ class ExpectedAcquisition:
         n_samples: int = 128,
         seed: int = 0,
         raw_samples: int = 256,
-        n_restarts: int = 8,
-        maxiter: int = 100,
         raw_n_samples: int = 32,
         pre_refine: bool = True,
         exact_mean: bool = False,
         n_polish: int | None = 2,
-        polish_samples: int | None = None,
     ) -> None:
         check_positive_integers(
-            n_samples=n_samples,
-            raw_samples=raw_samples,
-            n_restarts=n_restarts,
-            maxiter=maxiter,
-            raw_n_samples=raw_n_samples,
+            n_samples=n_samples, raw_samples=raw_samples, raw_n_samples=raw_n_samples
         )
         if n_polish is not None and not (isinstance(n_polish, int) and n_polish >= 1):
             raise ValueError(f"n_polish must be a positive integer or None, got {n_polish!r}")
-        if polish_samples is not None and not (
-            isinstance(polish_samples, int) and 1 <= polish_samples <= n_samples
-        ):
-            raise ValueError(
-                f"polish_samples must be None or an integer in [1, n_samples], got {polish_samples!r}"
-            )
         self.task = task
         self.n_samples = n_samples
         self.seed = seed
         self.raw_samples = raw_samples
-        self.n_restarts = min(n_restarts, raw_samples)
-        self.maxiter = maxiter
         self.raw_n_samples = raw_n_samples
         self.pre_refine = pre_refine
         self.exact_mean = exact_mean
         self.n_polish = n_polish
-        self.polish_samples = polish_samples
         #: The fixed quasi-random sample of the random inputs.
         self.inputs = RandomInputs(task, n_samples, seed)
         #: ``n_samples x d`` quasi-random draws of every variable.
@@ -209,12 +174,12 @@ class ExpectedAcquisition:
             ``batch`` expected values in the units of ``y``, differentiable with respect to
             ``X``.
         """
-        return self.estimator(surrogate, bound, beta).expected([(i, X)])[0]
+        return self.estimator(surrogate, bound, beta).value([(i, X)])[0]
 
     def expected_above(
         self,
         surrogate: Posterior,
-        parts: Sequence[tuple[int, Tensor]],
+        parts: Sequence[Part],
         floors: Sequence[float],
         bound: Score = "ucb",
         beta: float = 2.0,
@@ -227,102 +192,15 @@ class ExpectedAcquisition:
         return expected_above(self.estimator(surrogate, bound, beta), parts, floors)
 
     def raw_count(self, i: int) -> int:
-        """The Sobol candidates screened for set ``i`` (:func:`screening.raw_count
+        """The Sobol candidates of set ``i`` (:func:`screening.raw_count
         <agents.acquisition.screening.raw_count>`)."""
         return raw_count(self.inputs, i, self.raw_samples)
 
-    def maximize(
-        self, surrogate: Posterior, sets: Sequence[int], bound: Score = "ucb", beta: float = 2.0
-    ) -> list[tuple[float, np.ndarray]]:
-        """``max_{x^i} E[bound]`` for each requested set, all optimized together.
-
-        Screens :meth:`raw_count` scrambled Sobol candidates and the observed inputs per set
-        (:meth:`Estimator.top`), then refines the best ``n_restarts`` of every set, each by its
-        own bounded L-BFGS-B with autograd gradients, all evaluated together in one posterior
-        call per round (:func:`~agents.acquisition.optimize.batched_lbfgsb`; with
-        ``pre_refine``, set by set when the screening matrices do not fit together), polishes
-        the best ``n_polish`` distinct points per set, and returns per set the best polished
-        point, or the best screened start if it is better. Deterministic given the seed.
-
-        Args:
-            surrogate: the posterior.
-            sets: the control sets to maximize over.
-            bound: as in :meth:`expected`.
-            beta: as in :meth:`expected`.
-
-        Returns:
-            For each set in ``sets``, in order: the maximum value (units of ``y``) and the
-            maximizing full query of shape ``(d,)`` (entries outside the set are 0.5).
-        """
-        sets = [int(i) for i in sets]
+    def candidates(self, sets: Sequence[int], train_X: Tensor | None = None) -> list[Tensor]:
+        """Per set in ``sets``, the candidates to maximize its expectation from,
+        ``r x |set|``: :meth:`raw_count` scrambled Sobol points, then the most recent as many
+        of the observed inputs ``train_X`` (``n x d``; none if ``None``) on the set's variables
+        (:func:`~agents.acquisition.screening.raw_candidates`)."""
         for i in sets:
             self.inputs.check_set(i)
-        if not sets:
-            return []
-        estimator = self.estimator(surrogate, bound, beta)
-        idx = [self.inputs.controlled(i) for i in sets]
-        train_X = getattr(surrogate, "train_X", None)
-        raws = [
-            raw_candidates(
-                self.inputs,
-                i,
-                self.raw_samples,
-                self.seed,
-                train_X if isinstance(train_X, Tensor) else None,
-            )
-            for i in sets
-        ]
-
-        query = self._query(sets)
-        starts, refined, owners = refined_starts(
-            estimator, sets, idx, raws, query, self.n_restarts, self.maxiter
-        )
-        return polish(
-            estimator,
-            query,
-            [st[:1] for st in starts],
-            refined,
-            owners,
-            self.maxiter,
-            self.polish_samples,
-        )
-
-    def polish_from(
-        self,
-        surrogate: Posterior,
-        sets: Sequence[int],
-        x0: Sequence[np.ndarray],
-        bound: Score = "ucb",
-        beta: float = 2.0,
-        maxiter: int | None = None,
-        all_samples: bool = False,
-    ) -> list[tuple[float, np.ndarray]]:
-        """:meth:`maximize` without screening, a local search: per set one L-BFGS-B on the
-        exact expectation from ``x0`` (full queries ``(d,)``, one per set; e.g. last round's
-        maximizers), all sets together, at most ``maxiter`` iterations (``None``:
-        :attr:`maxiter`; 0 only values the starts), on the first :attr:`polish_samples`
-        samples or, with ``all_samples``, on all. Returns as :meth:`maximize` (each value at
-        least its start's)."""
-        sets = [int(i) for i in sets]
-        if len(x0) != len(sets):
-            raise ValueError(f"polish_from needs one start per set, got {len(x0)} for {len(sets)}")
-        for i in sets:
-            self.inputs.check_set(i)
-        starts = [
-            torch.as_tensor(np.asarray(x, np.float64)[self.inputs.controlled(i)]).unsqueeze(0)
-            for x, i in zip(x0, sets, strict=True)
-        ]
-        points, owners = [st[0].numpy().copy() for st in starts], list(range(len(sets)))
-        limit = self.maxiter if maxiter is None else maxiter
-        estimator = self.estimator(surrogate, bound, beta)
-        samples = None if all_samples else self.polish_samples
-        return polish(estimator, self._query(sets), starts, points, owners, limit, samples)
-
-    def _query(self, sets: list[int]) -> Callable[[int, Tensor], Part]:
-        """``(position in sets, b x |set|)`` -> that set's part of ``b`` queries."""
-        idx = [self.inputs.controlled(i) for i in sets]
-
-        def query(j: int, Z: Tensor) -> Part:
-            return sets[j], self.inputs.embed(idx[j], Z)
-
-        return query
+        return [raw_candidates(self.inputs, i, self.raw_samples, self.seed, train_X) for i in sets]

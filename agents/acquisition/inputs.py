@@ -66,8 +66,3 @@ class RandomInputs:
         """
         self.check_set(i)
         return torch.where(self._masks[i], X.unsqueeze(-2), self._set_samples[i])
-
-    def embed(self, idx: list[int], Z: Tensor) -> Tensor:
-        """``b x k`` values of the variables ``idx`` -> ``b x d`` queries (others 0.5)."""
-        X = Z.new_full((Z.shape[0], self.task.dim), 0.5)
-        return X.index_copy(1, torch.tensor(idx), Z)

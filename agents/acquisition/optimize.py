@@ -1,4 +1,6 @@
-"""Multi-start L-BFGS-B: every start its own optimizer, all evaluated together in batches.
+"""The L-BFGS-B driver of every acquisition maximization: multi-start, each start its own
+optimizer, the starts evaluated together in batches (:class:`~agents.acquisition.SetOptimizer`
+is its one caller in the agents).
 
 Each start runs SciPy's public ``scipy.optimize.minimize(method="L-BFGS-B")`` on its own, so it
 converges and stops on its own, with exactly the iterates it would have alone. The starts run as
@@ -20,7 +22,7 @@ from greenlet import getcurrent, greenlet
 from scipy.optimize import minimize
 from torch import Tensor
 
-from agents.acquisition.estimator import Part
+from agents.acquisition.set_acquisition import Part
 from bocvs_env.blas import one_blas_thread
 
 #: ``(active problems, their points) -> [(value, gradient)]`` (see :func:`batched_lbfgsb`).
@@ -31,8 +33,14 @@ def batched_lbfgsb(
     values_and_grads: ValuesAndGrads,
     x0: Sequence[np.ndarray],
     maxiter: int = 100,
+    batch_limit: int | None = None,
 ) -> tuple[list[np.ndarray], list[float]]:
     """Minimize independent problems on ``[0, 1]^k`` with one L-BFGS-B each, in lockstep.
+
+    The problems run in consecutive batches of at most ``batch_limit`` (``None``: all at once;
+    1: one after the other, every evaluation a batch of one point). A problem's iterates do not
+    depend on the batches; its evaluations may, in the last bits, where the objective's
+    arithmetic depends on how many points it evaluates at once.
 
     Args:
         values_and_grads: ``(active, X)`` -> ``[(f, grad)]``: the indices of the problems to
@@ -41,6 +49,7 @@ def batched_lbfgsb(
         x0: the starting point of every problem, in ``[0, 1]^{k_p}``.
         maxiter: the iteration limit of every problem (SciPy's other options keep its
             defaults).
+        batch_limit: the most problems optimized (and evaluated) together.
 
     Returns:
         The final point of every problem and its value there (``inf`` for a problem whose
@@ -48,12 +57,18 @@ def batched_lbfgsb(
 
     Raises:
         Whatever ``values_and_grads`` or an optimizer raises (every optimizer is stopped first).
+        ValueError: for a ``batch_limit`` that is not a positive integer.
     """
+    if batch_limit is not None and not (isinstance(batch_limit, int) and batch_limit >= 1):
+        raise ValueError(f"batch_limit must be None or a positive integer, got {batch_limit!r}")
     options: dict[str, float] = {"maxiter": maxiter}
     lockstep = _Lockstep(values_and_grads, [np.clip(np.asarray(x, np.float64), 0, 1) for x in x0])
+    size = batch_limit or max(1, len(x0))
     # L-BFGS-B's BLAS calls are on tiny vectors: BLAS threads only cost (much, on a busy machine)
     with one_blas_thread():
-        return lockstep.run(options)
+        for lo in range(0, len(x0), size):
+            lockstep.run(range(lo, min(lo + size, len(x0))), options)
+    return [np.clip(x, 0.0, 1.0) for x in lockstep.x], lockstep.f
 
 
 class _Stopped(Exception):
@@ -70,10 +85,12 @@ class _Lockstep:
         self.f = [float("inf")] * len(x0)
         self._caller = getcurrent()
 
-    def run(self, options: dict[str, float]) -> tuple[list[np.ndarray], list[float]]:
-        starts = [greenlet(self._optimize, parent=self._caller) for _ in self.x]
+    def run(self, problems: range, options: dict[str, float]) -> None:
+        """Optimize ``problems`` together, each from its point in :attr:`x`; their results
+        replace their points and values."""
+        starts = {p: greenlet(self._optimize, parent=self._caller) for p in problems}
         try:
-            posted = self._resume(starts, {p: (p, options) for p in range(len(starts))})
+            posted = self._resume(starts, {p: (p, options) for p in problems})
             while posted:
                 active = sorted(posted)
                 results = list(self.values_and_grads(active, [posted[p] for p in active]))
@@ -85,14 +102,13 @@ class _Lockstep:
                     starts, {p: (r,) for p, r in zip(active, results, strict=True)}
                 )
         finally:  # after an error: unwind every suspended optimizer
-            for start in starts:
+            for start in starts.values():
                 if start:  # started and not finished
                     start.throw(_Stopped)
-        return [np.clip(x, 0.0, 1.0) for x in self.x], self.f
 
     @staticmethod
     def _resume(
-        starts: list[greenlet], sends: dict[int, tuple[object, ...]]
+        starts: dict[int, greenlet], sends: dict[int, tuple[object, ...]]
     ) -> dict[int, np.ndarray]:
         """Resume each optimizer ``p`` of ``sends`` with its arguments until it posts its next
         point or stops; the posted points."""

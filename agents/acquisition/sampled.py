@@ -9,8 +9,9 @@ import torch
 from torch import Tensor
 
 from agents.acquisition.bounds import Score, combine
-from agents.acquisition.estimator import Estimator, Part
+from agents.acquisition.estimator import Estimator
 from agents.acquisition.inputs import RandomInputs
+from agents.acquisition.set_acquisition import Part
 from agents.surrogate import PathSampleMean, SamplePath
 
 
@@ -45,7 +46,7 @@ class SampleAverage(Estimator):
         self.surrogate, self.score, self.beta = surrogate, score, beta
         self.screen_samples = screen_samples
 
-    def expected(self, parts: Sequence[Part], n_samples: int | None = None) -> list[Tensor]:
+    def value(self, parts: Sequence[Part], n_samples: int | None = None) -> list[Tensor]:
         counts = [self.inputs.count(i, n_samples) for i, _ in parts]
         fulls = [
             self.inputs.full_queries(i, X)[:, :s] for (i, X), s in zip(parts, counts, strict=True)
@@ -61,7 +62,7 @@ class SampleAverage(Estimator):
 
     def screen(self, parts: Sequence[Part]) -> list[Tensor]:
         """The expectation over the first ``screen_samples`` rows (a balanced Sobol prefix)."""
-        return self.expected(parts, self.screen_samples)
+        return self.value(parts, self.screen_samples)
 
     def _values(self, points: Tensor) -> Tensor:
         """The score at ``p x d`` points, shape ``p``."""
@@ -95,7 +96,7 @@ class PathAverage(Estimator):
         #: per estimator (one path) instead of once per evaluation.
         self._rows: dict[tuple[int, int], PathSampleMean] = {}
 
-    def expected(self, parts: Sequence[Part], n_samples: int | None = None) -> list[Tensor]:
+    def value(self, parts: Sequence[Part], n_samples: int | None = None) -> list[Tensor]:
         out = []
         for i, X in parts:
             self.inputs.check_set(i)

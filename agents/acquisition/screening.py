@@ -10,8 +10,8 @@ import torch
 from torch import Tensor
 from torch.quasirandom import SobolEngine
 
-from agents.acquisition.estimator import Estimator
 from agents.acquisition.inputs import RandomInputs
+from agents.acquisition.set_acquisition import SetAcquisition, Top
 
 #: The most by which a set's raw candidates are multiplied when its expectation needs fewer
 #: samples (see :func:`raw_count`).
@@ -59,25 +59,29 @@ def set_candidates(
 
 
 def best_screened(
-    estimator: Estimator,
+    acquisition: SetAcquisition,
     group: Sequence[int],
     sets: Sequence[int],
     idx: Sequence[list[int]],
     raws: Sequence[Tensor],
     k: int,
-) -> dict[int, Tensor]:
+) -> dict[int, tuple[Tensor, Tensor]]:
     """Position in ``sets`` -> the ``k`` best of that set's raw candidates (``r x |set|``, on
-    its variables ``idx``) by the estimator's :meth:`~Estimator.top`, best first, for the
-    positions in ``group``."""
+    its variables ``idx``; fewer if it has fewer) by the acquisition's
+    :meth:`~agents.acquisition.SetAcquisition.top`, best first, for the positions in ``group``:
+    the candidates themselves (``k x |set|``) and their screening scores."""
     with torch.no_grad():
-        tops = estimator.top(
-            [sets[j] for j in group], [idx[j] for j in group], [raws[j] for j in group], k
+        tops = acquisition.top(
+            [sets[j] for j in group],
+            [idx[j] for j in group],
+            [raws[j] for j in group],
+            min([k, *(raws[j].shape[0] for j in group)]),
         )
-    return {j: raws[j][top] for j, top in zip(group, tops, strict=True)}
+    return {j: (raws[j][top.indices], top.scores) for j, top in zip(group, tops, strict=True)}
 
 
-def pruned_top(upper: Tensor, score: Callable[[Tensor], Tensor], k: int) -> Tensor:
-    """The indices of the ``k`` best scores, best first, scoring only where it can matter.
+def pruned_top(upper: Tensor, score: Callable[[Tensor], Tensor], k: int) -> Top:
+    """The ``k`` best scores and their indices, best first, scoring only where it can matter.
 
     Candidates are scored in chunks in the order of ``upper``, an upper bound of every score
     (cheap: e.g. a GP's averaged mean plus the widest possible ``beta sigma``), and the rest are
@@ -99,7 +103,8 @@ def pruned_top(upper: Tensor, score: Callable[[Tensor], Tensor], k: int) -> Tens
             kth = scores.topk(k).values[-1]
             if upper[order[lo + chunk]] < kth - 1e-9 * (1.0 + kth.abs()):
                 break  # no candidate left can reach the top
-    return scores.topk(k).indices
+    best = scores.topk(k)
+    return Top(best.indices, best.values)
 
 
 def distinct_best(

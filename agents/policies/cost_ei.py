@@ -12,6 +12,7 @@ from botorch.acquisition.cost_aware import InverseCostWeightedUtility
 from botorch.models.deterministic import GenericDeterministicModel
 from torch import Tensor
 
+from agents.acquisition import SetOptimizer, SetScores
 from agents.acquisition.screening import set_candidates
 from agents.base import Action, Observation
 from agents.checks import check_positive_finite, check_positive_integers
@@ -20,7 +21,6 @@ from agents.costs.estimates import cooling_exponent, optimistic_mean_costs
 from agents.expected_posterior import ExpectedPosterior, expected_improvement
 from agents.policies.model_based import ModelBasedAgent
 from agents.rules.set_selection import maximal_sets
-from agents.set_search import maximize_on_set
 
 
 @dataclass(frozen=True)
@@ -78,7 +78,8 @@ class CostCooledEIAgent(ModelBasedAgent):
     - **Maximization** per set: ``raw_samples`` scrambled Sobol candidates in the set's
       variables (the same candidates every decision: one seed per set and run) plus every
       observed query, scored, and the best ``n_refine`` of them refined by L-BFGS-B with
-      autograd gradients (``maxiter`` iterations) (:func:`agents.set_search.maximize_on_set`);
+      autograd gradients (``maxiter`` iterations), one start at a time
+      (:class:`~agents.acquisition.SetOptimizer` on :class:`~agents.acquisition.SetScores`);
       the maximizer is played as found (entries outside the set 0.5, drawn by the
       environment). The incumbent ``max E[mu]`` is taken over the sets that are no strict
       subset of another (a superset's maximum is never smaller). Ties in the score go to the
@@ -164,11 +165,7 @@ class CostCooledEIAgent(ModelBasedAgent):
         """``max_{x^i} EI_i`` and its full query ``(d,)`` (entries outside the set 0.5)."""
         ctrl = list(self.task.control_sets[i])
         Z = set_candidates(ctrl, self.acquisition_options.raw_samples, self._sobol_seed + i, self.X)
-        return maximize_on_set(
-            lambda X: self._ei(i, X, best),
-            self.task.dim,
-            ctrl,
-            Z,
-            self.rules.n_refine,
-            self.acquisition_options.maxiter,
-        )
+        ei = SetScores(self.task.control_sets, self.task.dim, lambda j, X: self._ei(j, X, best))
+        optimizer = SetOptimizer(self.rules.n_refine, self.acquisition_options.maxiter)
+        ((value, x),) = optimizer.maximize(ei, [i], [Z])
+        return value, x

@@ -35,6 +35,7 @@ from typing import Any, ClassVar, Literal, get_args
 import numpy as np
 from torch import Tensor
 
+from agents.acquisition import SetOptimizer, SetScores
 from agents.acquisition.screening import set_candidates
 from agents.base import Action, Observation
 from agents.checks import check_positive_integers
@@ -69,7 +70,6 @@ from agents.policies.etc_strategies import (
 )
 from agents.policies.model_based import ModelBasedAgent
 from agents.rules.set_selection import halving_alpha, intersect_bounds, maximal_sets
-from agents.set_search import maximize_on_set
 
 #: The values of ETC's ``lcb_tracking`` option.
 LcbTracking = Literal["off", "polish", "revalue"]
@@ -423,23 +423,25 @@ class ETCAgent(ModelBasedAgent):
         self, sets: Iterable[int], sign: float, n_refine: int
     ) -> dict[int, tuple[float, np.ndarray]]:
         """``max_{x^i} E[g_i] + sign * beta * std[g_i]`` and its full query ``(d,)`` per set
-        (:func:`agents.set_search.maximize_on_set` over ``raw_samples`` screened candidates and
-        the ``n_incumbents`` best observed queries, the best ``n_refine`` refined by L-BFGS-B)."""
+        (:class:`~agents.acquisition.SetOptimizer` on :class:`~agents.acquisition.SetScores`
+        over ``raw_samples`` screened candidates and the ``n_incumbents`` best observed
+        queries, the best ``n_refine`` refined by L-BFGS-B)."""
         best = self.best_observed()
+
+        def bound(i: int, X: Tensor) -> Tensor:
+            mean, std = self.posterior.mean_std(self.surrogate, i, X)
+            return mean + sign * self.acquisition_options.beta * std
+
+        bounds = SetScores(self.task.control_sets, self.task.dim, bound)
+        optimizer = SetOptimizer(n_refine, self.acquisition_options.maxiter)
         out = {}
         for i in sets:
             ctrl = list(self.task.control_sets[i])
             Z = set_candidates(
                 ctrl, self.acquisition_options.raw_samples, self.acquisition.seed + i, best
             )
-
-            def bound(X: Tensor, i: int = i) -> Tensor:
-                mean, std = self.posterior.mean_std(self.surrogate, i, X)
-                return mean + sign * self.acquisition_options.beta * std
-
-            out[i] = maximize_on_set(
-                bound, self.task.dim, ctrl, Z, n_refine, self.acquisition_options.maxiter
-            )
+            ((value, x),) = optimizer.maximize(bounds, [i], [Z])
+            out[i] = (value, x)
         return out
 
 

@@ -11,7 +11,7 @@ import numpy as np
 import torch
 from torch import Tensor
 
-from agents.acquisition import Bound, ExpectedAcquisition
+from agents.acquisition import Bound, ExpectedAcquisition, SetOptimizer
 from agents.base import Action, BaseAgent, Observation
 from agents.config import (
     EXACT_SETTINGS,
@@ -31,7 +31,8 @@ __all__ = ["EXACT_SETTINGS", "FAST_SETTINGS", "FRUGAL_COMPUTE", "ModelBasedAgent
 
 
 class ModelBasedAgent(BaseAgent):
-    """Keeps a :class:`GPSurrogate` fitted to all data and an :class:`ExpectedAcquisition`.
+    """Keeps a :class:`GPSurrogate` fitted to all data, an :class:`ExpectedAcquisition` and the
+    :class:`SetOptimizer` that maximizes it.
 
     At every :meth:`reset` a fresh surrogate and acquisition are built (their seeds drawn from
     the agent's seeded generator) and fitted to the free initial design; after every evaluated
@@ -104,7 +105,12 @@ class ModelBasedAgent(BaseAgent):
             n_samples=self.acquisition_options.n_samples,
             seed=model_seed,
             raw_samples=self.acquisition_options.raw_samples,
-            n_restarts=self.acquisition_options.n_restarts,
+        )
+        self.optimizer = SetOptimizer(
+            # never more starts than Sobol candidates per set
+            n_restarts=min(
+                self.acquisition_options.n_restarts, self.acquisition_options.raw_samples
+            ),
             maxiter=self.acquisition_options.maxiter,
             polish_samples=self._polish_samples(),
         )
@@ -178,7 +184,7 @@ class ModelBasedAgent(BaseAgent):
         """``max_{x^i} E[bound]`` and its maximizer (a full query, ``(d,)``) for each set.
 
         With ``starts`` (set -> a full query, for every set in ``sets``) each set is only
-        polished from its start (:meth:`ExpectedAcquisition.polish_from`: a local search, no
+        polished from its start (:meth:`SetOptimizer.polish_from`: a local search, no
         screening; at most ``maxiter`` L-BFGS-B iterations, 0: the start is only valued);
         otherwise maximized from screened candidates.
 
@@ -190,15 +196,12 @@ class ModelBasedAgent(BaseAgent):
         the full set's UCB optimum emptied ``S1`` in nearly every later round).
         """
         sets = [int(i) for i in sets]
+        estimator = self.acquisition.estimator(self.surrogate, bound, self.acquisition_options.beta)
         if starts is None:
-            found = self.acquisition.maximize(
-                self.surrogate, sets, bound=bound, beta=self.acquisition_options.beta
-            )
+            candidates = self.acquisition.candidates(sets, self.surrogate.train_X)
+            found = self.optimizer.maximize(estimator, sets, candidates)
         else:
-            x0 = [starts[i] for i in sets]
-            found = self.acquisition.polish_from(
-                self.surrogate, sets, x0, bound, self.acquisition_options.beta, maxiter
-            )
+            found = self.optimizer.polish_from(estimator, sets, [starts[i] for i in sets], maxiter)
         values = [float(v) for v, _ in found]
         better = self._better_incumbents(sets, values, bound)
         out: dict[int, tuple[float, np.ndarray]] = {}
@@ -220,7 +223,7 @@ class ModelBasedAgent(BaseAgent):
         ``E[bound]`` from :meth:`set_maxima`, polished again on all ``n_samples`` samples when it
         was polished on fewer (``polish_samples``) and ``polish_played`` is on; else ``x``.
 
-        One L-BFGS-B from ``x`` on one set (:meth:`ExpectedAcquisition.polish_from`), so the
+        One L-BFGS-B from ``x`` on one set (:meth:`SetOptimizer.polish_from`), so the
         played point is as precise as with ``polish_samples=None`` while the maximizations that
         only compare sets (bounds, filters) stay on the fewer samples. A set that controls
         every variable has no random inputs, so its samples are one query and ``x`` is kept.
@@ -228,9 +231,8 @@ class ModelBasedAgent(BaseAgent):
         full = i == full_set(self.task.control_sets, self.task.dim)
         if full or not self.acquisition_options.polish_played or self._polish_samples() is None:
             return x
-        ((_, z),) = self.acquisition.polish_from(
-            self.surrogate, [i], [x], bound, self.acquisition_options.beta, all_samples=True
-        )
+        estimator = self.acquisition.estimator(self.surrogate, bound, self.acquisition_options.beta)
+        ((_, z),) = self.optimizer.polish_from(estimator, [i], [x], all_samples=True)
         return np.asarray(z, np.float64)
 
     def _better_incumbents(

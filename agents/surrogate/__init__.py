@@ -2,12 +2,15 @@
 growing Cholesky factor, the BoTorch hyperparameter fit, sample paths and the closed-form kernel
 mean embedding. The GP algebra itself is :mod:`bocvs_env.gp`."""
 
+import warnings
+from typing import Any
+
 from agents.surrogate.gp import GPSurrogate, Mode, RefitSchedule
 from agents.surrogate.paths import PathSampleMean, SamplePath
-from agents.surrogate.posterior import CHUNK_ELEMENTS, MIN_VARIANCE, FactorizedPosterior
+from agents.surrogate.posterior import CROSS_BLOCK_ELEMENTS, MIN_VARIANCE, FactorizedPosterior
 
 __all__ = [
-    "CHUNK_ELEMENTS",
+    "CROSS_BLOCK_ELEMENTS",
     "MIN_VARIANCE",
     "FactorizedPosterior",
     "GPSurrogate",
@@ -16,3 +19,16 @@ __all__ = [
     "RefitSchedule",
     "SamplePath",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    """``CHUNK_ELEMENTS``, the old name of :data:`CROSS_BLOCK_ELEMENTS`, with a deprecation
+    warning (it is removed in version 0.4)."""
+    if name == "CHUNK_ELEMENTS":
+        warnings.warn(
+            "agents.surrogate.CHUNK_ELEMENTS is deprecated: use CROSS_BLOCK_ELEMENTS",
+            DeprecationWarning,
+            stacklevel=2,
+        )
+        return CROSS_BLOCK_ELEMENTS
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

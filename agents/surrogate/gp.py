@@ -181,6 +181,23 @@ class GPSurrogate(FactorizedPosterior):
         says so, or (unless ``thinned``) from scratch when the data is not an extension of the
         previous data.
         """
+        Xt, yt = self._checked_data(X, y)
+        self.version += 1
+        n_old = self.n_train
+        appended = (
+            Xt.shape[0] >= n_old
+            and torch.equal(Xt[:n_old], self.factor.X)
+            and torch.equal(yt[:n_old], self._y)
+        )
+        if self.mode == "fitted":
+            appended = self._update_hyperparameters(Xt, yt, appended, thinned)
+        self._factorize(Xt, appended, n_old)
+        self._y = yt.clone()
+        self._alpha = posterior_weights(self.factor.L, yt, self.hyper)
+
+    def _checked_data(self, X: np.ndarray, y: np.ndarray) -> tuple[Tensor, Tensor]:
+        """``X`` (``n x d``) and ``y`` (``n``) as float64 tensors; ValueError for a wrong shape
+        or a value that is not finite."""
         Xt = torch.as_tensor(np.asarray(X, dtype=np.float64))
         yt = torch.as_tensor(np.asarray(y, dtype=np.float64))
         if Xt.ndim != 2 or Xt.shape[1] != self.dim:
@@ -189,23 +206,18 @@ class GPSurrogate(FactorizedPosterior):
             raise ValueError(f"y must have shape ({Xt.shape[0]},), got {tuple(yt.shape)}")
         if not (torch.isfinite(Xt).all() and torch.isfinite(yt).all()):
             raise ValueError("X and y must be finite")
-        self.version += 1
-        n_old, n = self.n_train, Xt.shape[0]
-        appended = (
-            n >= n_old
-            and torch.equal(Xt[:n_old], self.factor.X)
-            and torch.equal(yt[:n_old], self._y)
-        )
-        if self.mode == "fitted":
-            appended = self._update_hyperparameters(Xt, yt, appended, thinned)
-        if appended and n > n_old:
-            self.factor.extend(Xt[n_old:], self.hyper)
+        return Xt, yt
+
+    def _factorize(self, X: Tensor, appended: bool, n_old: int) -> None:
+        """Factorize the kernel matrix of ``X`` under the current hyperparameters: only the
+        rows after the first ``n_old`` when ``X`` extends the factor's inputs (``appended``),
+        else all of them afresh."""
+        if appended and X.shape[0] > n_old:
+            self.factor.extend(X[n_old:], self.hyper)
         elif not appended:
             self.factor.clear()
-            if n > 0:
-                self.factor.extend(Xt, self.hyper)
-        self._y = yt.clone()
-        self._alpha = posterior_weights(self.factor.L, yt, self.hyper)
+            if X.shape[0] > 0:
+                self.factor.extend(X, self.hyper)
 
     def _update_hyperparameters(
         self, X: Tensor, y: Tensor, appended: bool, thinned: bool = False

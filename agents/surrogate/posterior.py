@@ -21,9 +21,10 @@ from bocvs_env.gp import Hyperparameters, rbf
 #: The smallest posterior variance returned (relative to the output scale), so that the standard
 #: deviation and its gradient stay finite.
 MIN_VARIANCE = 1e-12
-#: Elements per kernel block in :meth:`FactorizedPosterior.posterior_from_cross`: blocks of
-#: ``CHUNK_ELEMENTS // n`` test points (bounds memory).
-CHUNK_ELEMENTS = 1 << 23
+#: The most elements of one block of ``p x n`` cross covariances ``k(x, X)`` (and of its
+#: products) in :meth:`FactorizedPosterior.posterior_from_cross` and in screening: blocks of
+#: ``CROSS_BLOCK_ELEMENTS // n`` test points bound the memory (64 MiB of float64 a block).
+CROSS_BLOCK_ELEMENTS = 1 << 23
 
 
 class FactorizedPosterior(ABC):
@@ -79,13 +80,13 @@ class FactorizedPosterior(ABC):
 
     def _output_mean(self, flat: Tensor) -> Tensor:
         """The posterior mean in the units of ``y`` at ``p x n`` cross covariances ``k(x, X)``,
-        in chunks of :data:`CHUNK_ELEMENTS` (``p``)."""
+        in chunks of :data:`CROSS_BLOCK_ELEMENTS` (``p``)."""
         h = self.hyper
         n = self.n_train
         if n == 0:
             mean = flat.new_full(flat.shape[:1], h.mean)
         else:
-            rows = max(1, CHUNK_ELEMENTS // n)
+            rows = max(1, CROSS_BLOCK_ELEMENTS // n)
             chunks = [
                 flat[lo : lo + rows] @ self.alpha + h.mean for lo in range(0, len(flat), rows)
             ]
@@ -134,7 +135,7 @@ class FactorizedPosterior(ABC):
         if n == 0:
             var = flat.new_full(flat.shape[:1], h.outputscale)
         else:
-            rows = max(1, CHUNK_ELEMENTS // n)
+            rows = max(1, CROSS_BLOCK_ELEMENTS // n)
             variances = []
             for lo in range(0, flat.shape[0], rows):
                 Ks = flat[lo : lo + rows]  # c x n

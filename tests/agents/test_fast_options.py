@@ -16,7 +16,7 @@ import pytest
 import torch
 
 from agents import make_agent
-from agents.acquisition import ExpectedAcquisition
+from agents.acquisition import ExpectedAcquisition, SetOptimizer
 from agents.acquisition.closed_form import GPClosedForm
 from agents.policies.etc import ETC_EXACT_SETTINGS, ETC_FAST_SETTINGS, ETCAgent
 from agents.policies.model_based import EXACT_SETTINGS, FAST_SETTINGS
@@ -42,9 +42,9 @@ def toy() -> tuple[Task, GPSurrogate]:
 
 
 def spy_samples(monkeypatch: pytest.MonkeyPatch) -> list[int | None]:
-    """Record the ``n_samples`` of every :meth:`GPClosedForm.expected` call that needs a
+    """Record the ``n_samples`` of every :meth:`GPClosedForm.value` call that needs a
     gradient (the polishing) as it is made."""
-    original = GPClosedForm.expected
+    original = GPClosedForm.value
     seen: list[int | None] = []
 
     def spy(self: GPClosedForm, parts: Any, n_samples: int | None = None) -> Any:
@@ -52,7 +52,7 @@ def spy_samples(monkeypatch: pytest.MonkeyPatch) -> list[int | None]:
             seen.append(n_samples)
         return original(self, parts, n_samples)
 
-    monkeypatch.setattr(GPClosedForm, "expected", spy)
+    monkeypatch.setattr(GPClosedForm, "value", spy)
     return seen
 
 
@@ -60,9 +60,10 @@ def test_polishing_uses_the_given_samples_and_values_use_all(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     task, gp = toy()
-    acq = ExpectedAcquisition(task, n_samples=64, seed=0, polish_samples=8)
+    acq = ExpectedAcquisition(task, n_samples=64, seed=0)
     seen = spy_samples(monkeypatch)
-    found = acq.maximize(gp, [0, 1], bound="lcb")
+    lcb, candidates = acq.estimator(gp, "lcb"), acq.candidates([0, 1], gp.train_X)
+    found = SetOptimizer(polish_samples=8).maximize(lcb, [0, 1], candidates)
     assert seen and set(seen) == {8}
     for i, (value, x) in zip([0, 1], found, strict=True):
         with torch.no_grad():
@@ -73,15 +74,16 @@ def test_polishing_uses_the_given_samples_and_values_use_all(
 def test_by_default_polishing_uses_every_sample(monkeypatch: pytest.MonkeyPatch) -> None:
     task, gp = toy()
     seen = spy_samples(monkeypatch)
-    ExpectedAcquisition(task, n_samples=64, seed=0).maximize(gp, [0, 1], bound="lcb")
+    acq = ExpectedAcquisition(task, n_samples=64, seed=0)
+    lcb, candidates = acq.estimator(gp, "lcb"), acq.candidates([0, 1], gp.train_X)
+    SetOptimizer().maximize(lcb, [0, 1], candidates)
     assert seen and set(seen) == {None}
 
 
-@pytest.mark.parametrize("bad", [0, 65, 2.5])
-def test_polish_samples_outside_one_to_n_samples_is_refused(bad: object) -> None:
-    task, _ = toy()
+@pytest.mark.parametrize("bad", [0, -1, 2.5])
+def test_polish_samples_that_is_not_a_positive_integer_is_refused(bad: object) -> None:
     with pytest.raises(ValueError, match="polish_samples"):
-        ExpectedAcquisition(task, n_samples=64, polish_samples=bad)  # type: ignore[arg-type]
+        SetOptimizer(polish_samples=bad)  # type: ignore[arg-type]
 
 
 def test_polish_from_skips_screening_and_never_falls_below_its_start(
@@ -96,13 +98,13 @@ def test_polish_from_skips_screening_and_never_falls_below_its_start(
     monkeypatch.setattr(GPClosedForm, "top", no_screening)
     monkeypatch.setattr(GPClosedForm, "screen", no_screening)
     x0 = [np.full(4, 0.1), np.full(4, 0.9)]
-    found = acq.polish_from(gp, [1, 2], x0, bound="ucb")
+    found = SetOptimizer().polish_from(acq.estimator(gp, "ucb"), [1, 2], x0)
     for i, x, (value, _) in zip([1, 2], x0, found, strict=True):
         with torch.no_grad():
             start = float(acq.expected(gp, i, torch.as_tensor(x).unsqueeze(0), "ucb")[0])
         assert value >= start
     with pytest.raises(ValueError, match="one start per set"):
-        acq.polish_from(gp, [1, 2], x0[:1])
+        SetOptimizer().polish_from(acq.estimator(gp), [1, 2], x0[:1])
 
 
 def play_etc(agent: ETCAgent, rounds: int) -> list[tuple[int, str]]:
@@ -113,14 +115,14 @@ def play_etc(agent: ETCAgent, rounds: int) -> list[tuple[int, str]]:
     obs, info = env.reset(seed=0)
     agent.reset(env.task, obs, public_info(info), seed=0)
     for method in ("maximize", "polish_from"):
-        original = getattr(agent.acquisition, method)
+        original = getattr(agent.optimizer, method)
 
         def spy(*args: Any, _name: str = method, _f: Any = original, **kw: Any) -> Any:
-            if kw.get("bound", args[3] if len(args) > 3 else None) == "lcb":
+            if getattr(args[0], "bound", None) == "lcb":  # the estimator of E[lcb]
                 calls.append((agent.surrogate.fitter.n_refits, _name))
             return _f(*args, **kw)
 
-        setattr(agent.acquisition, method, spy)
+        setattr(agent.optimizer, method, spy)
     for _ in range(rounds):
         action = agent.act(obs)
         obs, reward, terminated, truncated, info = env.step(action)
@@ -143,9 +145,9 @@ def test_etc_tracks_its_lcb_between_refits_and_maximizes_afresh_after_each(track
 
 def test_polish_from_with_no_iterations_only_values_the_starts() -> None:
     task, gp = toy()
-    acq = ExpectedAcquisition(task, n_samples=32, seed=0, polish_samples=8)
+    acq = ExpectedAcquisition(task, n_samples=32, seed=0)
     x0 = [np.full(4, 0.3), np.full(4, 0.6)]
-    found = acq.polish_from(gp, [0, 2], x0, bound="lcb", maxiter=0)
+    found = SetOptimizer(polish_samples=8).polish_from(acq.estimator(gp, "lcb"), [0, 2], x0, 0)
     for i, x, (value, x_found) in zip([0, 2], x0, found, strict=True):
         ctrl = list(task.control_sets[i])
         np.testing.assert_array_equal(x_found[ctrl], x[ctrl])
@@ -171,7 +173,7 @@ def components(agent: ETCAgent) -> tuple[Any, ...]:
     agent.reset(env.task, obs, public_info(info), seed=0)
     surrogate = agent.surrogate
     return (
-        agent.acquisition.polish_samples,
+        agent.optimizer.polish_samples,
         surrogate.refit_schedule,
         surrogate.fitter.maxiter,
         agent.computation.lcb_tracking,
@@ -244,7 +246,7 @@ def test_the_options_reach_the_agents_by_name(name: str) -> None:
     env = BOCVSEnv("hartmann3", budget=100.0, n_initial=4)
     obs, info = env.reset(seed=0)
     agent.reset(env.task, obs, public_info(info), seed=0)
-    assert agent.acquisition.polish_samples == 16  # type: ignore[attr-defined]
+    assert agent.optimizer.polish_samples == 16  # type: ignore[attr-defined]
     assert agent.surrogate.fitter.maxiter == 5  # type: ignore[attr-defined]
 
 

@@ -1,37 +1,30 @@
-"""Maximizing a score of one set's variables (agents.set_search)."""
+"""The deprecated agents.set_search: a warning, and the one optimizer's search."""
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 import torch
 
+from agents.acquisition import SetOptimizer, SetScores
 from agents.policies.cost_ei import CostCooledEIAgent
 from agents.policies.etc import FETCAgent
 from agents.set_search import maximize_on_set
 
 
-def test_maximizes_over_the_set_and_leaves_the_other_variables_at_the_centre() -> None:
+def test_maximize_on_set_warns_and_is_the_set_optimizers_search() -> None:
     target = torch.tensor([0.3, 0.0, 0.7], dtype=torch.float64)
-    calls: list[torch.Tensor] = []
 
     def score(X: torch.Tensor) -> torch.Tensor:
-        calls.append(X.detach().clone())
         return -((X[:, [0, 2]] - target[[0, 2]]) ** 2).sum(-1)
 
     candidates = torch.tensor([[0.9, 0.1], [0.5, 0.5], [0.1, 0.9]], dtype=torch.float64)
-    value, x = maximize_on_set(score, 3, [0, 2], candidates, n_refine=1, maxiter=50)
-    assert value > -1e-10 and abs(x[0] - 0.3) < 1e-5 and abs(x[2] - 0.7) < 1e-5
-    assert x[1] == 0.5 and all(bool((c[:, 1] == 0.5).all()) for c in calls)
-    assert calls[0].shape == (3, 3)  # every candidate scored once, then one refined
-
-
-def test_keeps_the_best_candidate_when_refinement_cannot_improve() -> None:
-    def score(X: torch.Tensor) -> torch.Tensor:
-        return X[:, 0] * 0.0 + (X[:, 0] > 0.75).double()  # flat: no gradient to follow
-
-    candidates = torch.tensor([[0.2], [0.8]], dtype=torch.float64)
-    value, x = maximize_on_set(score, 2, [0], candidates, n_refine=2, maxiter=10)
-    assert value == 1.0 and x[0] == 0.8
+    with pytest.warns(DeprecationWarning, match="SetOptimizer"):
+        value, x = maximize_on_set(score, 3, [0, 2], candidates, n_refine=2, maxiter=50)
+    scores = SetScores([[0, 2]], 3, lambda _, X: score(X))
+    ((want, want_x),) = SetOptimizer(2, 50).maximize(scores, [0], [candidates])
+    assert value == want and np.array_equal(x, want_x)
+    assert value > -1e-10 and x[1] == 0.5
 
 
 @pytest.mark.parametrize("agent", [CostCooledEIAgent, FETCAgent])

@@ -326,3 +326,11 @@ def test_the_mean_alone_equals_the_mean_of_mean_std() -> None:
     mean, _ = gp.mean_std(Q)
     assert gp.mean(Q).shape == (3, 50)
     assert torch.equal(gp.mean(Q), mean)
+
+
+def test_the_old_name_of_the_cross_block_bound_warns_and_is_the_same_value() -> None:
+    import agents.surrogate
+
+    with pytest.warns(DeprecationWarning, match="CROSS_BLOCK_ELEMENTS"):
+        old = agents.surrogate.CHUNK_ELEMENTS
+    assert old == agents.surrogate.CROSS_BLOCK_ELEMENTS

@@ -1,4 +1,5 @@
-"""Multi-start L-BFGS-B in lockstep: each start is SciPy's own optimizer, evaluated in batches."""
+"""The one L-BFGS-B driver (agents.acquisition.optimize): multi-start in lockstep, each start
+SciPy's own optimizer, evaluated in batches."""
 
 from __future__ import annotations
 
@@ -133,3 +134,56 @@ def test_no_problems_need_no_evaluation() -> None:
 def test_a_short_batch_of_results_is_an_error_not_a_hang() -> None:
     with pytest.raises(ValueError, match="1 results for 2 points"):
         batched_lbfgsb(lambda active, Z: [(0.0, np.zeros(1))], [np.zeros(1), np.zeros(1)])
+
+
+def test_every_point_evaluated_and_returned_is_within_the_unit_cube() -> None:
+    """The centres lie outside ``[0, 1]`` in some coordinates: the optimum is on the boundary."""
+    seen: list[np.ndarray] = []
+
+    def watched(active: list[int], Z: list[np.ndarray]) -> list[tuple[float, np.ndarray]]:
+        seen.extend(Z)
+        return quadratics([])(active, Z)
+
+    starts = [np.full(c.size, 0.5) for c in CENTRES]
+    out, _ = batched_lbfgsb(watched, starts)
+    assert seen and all(((z >= 0.0) & (z <= 1.0)).all() for z in [*seen, *out])
+    np.testing.assert_allclose(out[2], [1.0, 0.0, 0.5], atol=1e-8)
+
+
+def test_a_known_quadratic_optimum_is_found_from_every_start() -> None:
+    """``f(z) = (z - c)^T A (z - c)`` with an ill-conditioned ``A``: minimum 0 at ``c``."""
+    rng = np.random.default_rng(3)
+    Q, _ = np.linalg.qr(rng.standard_normal((5, 5)))
+    A = Q @ np.diag([1.0, 3.0, 10.0, 30.0, 100.0]) @ Q.T
+    c = np.array([0.2, 0.45, 0.7, 0.35, 0.6])
+
+    def bowl(active: list[int], Z: list[np.ndarray]) -> list[tuple[float, np.ndarray]]:
+        return [(float((z - c) @ A @ (z - c)), 2 * A @ (z - c)) for z in Z]
+
+    starts = [rng.random(5) for _ in range(6)]
+    out, values = batched_lbfgsb(bowl, starts, maxiter=200)
+    assert len(out) == len(values) == len(starts)
+    for x, v in zip(out, values, strict=True):
+        np.testing.assert_allclose(x, c, atol=1e-4)  # SciPy's default tolerances
+        assert 0.0 <= v < 1e-8 and v == pytest.approx(float((x - c) @ A @ (x - c)), abs=1e-15)
+
+
+@pytest.mark.parametrize("batch_limit", [1, 2, 5])
+def test_batches_change_neither_a_starts_iterates_nor_its_order(batch_limit: int) -> None:
+    """Every start is reported, in order, with what it gives in one batch of all; no evaluation
+    holds more than ``batch_limit`` points."""
+    calls: list[list[int]] = []
+    starts = [np.array([0.1]), np.array([0.3, 0.8]), np.array([0.9, 0.1, 0.2])]
+    together = batched_lbfgsb(quadratics([]), starts)
+    limited = batched_lbfgsb(quadratics(calls), starts, batch_limit=batch_limit)
+    assert all(len(active) <= batch_limit for active in calls)
+    assert sorted({p for active in calls for p in active}) == [0, 1, 2]
+    for x, y in zip(together[0], limited[0], strict=True):
+        assert np.array_equal(x, y)
+    assert together[1] == limited[1]
+
+
+@pytest.mark.parametrize("bad", [0, -1, 1.5])
+def test_a_batch_limit_that_is_not_a_positive_integer_is_refused(bad: object) -> None:
+    with pytest.raises(ValueError, match="batch_limit"):
+        batched_lbfgsb(quadratics([]), [np.zeros(1)], batch_limit=bad)  # type: ignore[arg-type]

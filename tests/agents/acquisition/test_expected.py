@@ -1,13 +1,17 @@
-"""Expectations over the random inputs and their maximization over a control set."""
+"""Expectations over the random inputs (agents.acquisition.expected) and their maximization over
+a control set by the one optimizer."""
 
 from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 import pytest
 import torch
 from torch import Tensor
 
-from agents.acquisition import Bound, ExpectedAcquisition
+from agents.acquisition import Bound, ExpectedAcquisition, Posterior, SetOptimizer
 from agents.surrogate import GPSurrogate, Mode
 from bocvs_env.problems.distributions import TruncatedNormal
 from bocvs_env.task import Task
@@ -44,6 +48,21 @@ def spy_rows(monkeypatch: pytest.MonkeyPatch, method: str) -> list[int]:
 
     monkeypatch.setattr(GPSurrogate, method, wrapped)
     return rows
+
+
+def maximize(
+    acq: ExpectedAcquisition,
+    surrogate: Posterior,
+    sets: Sequence[int],
+    bound: Bound = "ucb",
+    beta: float = 2.0,
+    **options: Any,
+) -> list[tuple[float, np.ndarray]]:
+    """``max E[bound]`` per set as the agents take it: the acquisition's estimator, maximized
+    from its candidates by a :class:`SetOptimizer` with ``options``."""
+    train_X = surrogate.train_X if isinstance(surrogate, GPSurrogate) else None
+    candidates = acq.candidates(sets, train_X)
+    return SetOptimizer(**options).maximize(acq.estimator(surrogate, bound, beta), sets, candidates)
 
 
 def fitted_gp() -> GPSurrogate:
@@ -132,8 +151,8 @@ def test_a_sample_path_is_averaged_over_the_same_points(i: int) -> None:
 @pytest.mark.parametrize("i", [0, 1, 2])
 def test_maximize_finds_the_known_maximum(i: int) -> None:
     task = make_task()
-    acq = ExpectedAcquisition(task, n_samples=128, raw_samples=64, n_restarts=4)
-    ((value, x),) = acq.maximize(Bump(), [i], "ucb", beta=2.0)
+    acq = ExpectedAcquisition(task, n_samples=128, raw_samples=64)
+    ((value, x),) = maximize(acq, Bump(), [i], "ucb", beta=2.0, n_restarts=4)
     chosen = list(task.control_sets[i])
     free = list(task.free_variables(i))
     samples = acq.samples[:, free]  # the quasi-random sample the expectation uses
@@ -155,10 +174,8 @@ def test_maximize_finds_the_bump_a_gp_has_learned(pre_refine: bool) -> None:
     gp = GPSurrogate(4, lengthscale=0.5)
     gp.fit(X, y)
     task = make_task()
-    acq = ExpectedAcquisition(
-        task, n_samples=64, raw_samples=64, n_restarts=4, pre_refine=pre_refine
-    )
-    ((value, x),) = acq.maximize(gp, [1], "mean")
+    acq = ExpectedAcquisition(task, n_samples=64, raw_samples=64, pre_refine=pre_refine)
+    ((value, x),) = maximize(acq, gp, [1], "mean", n_restarts=4)
     np.testing.assert_allclose(x[[1, 2]], CENTRE[[1, 2]].numpy(), atol=0.02)
     exact = 1.0 - sum(VARIANCE + (0.5 - float(CENTRE[l])) ** 2 for l in (0, 3))
     assert value == pytest.approx(exact, abs=0.01)
@@ -167,10 +184,12 @@ def test_maximize_finds_the_bump_a_gp_has_learned(pre_refine: bool) -> None:
 def test_polishing_fewer_points_finds_the_same_maxima() -> None:
     task = make_task()
     gp = fitted_gp()
-    every = ExpectedAcquisition(task, n_samples=32, n_restarts=6, n_polish=None)
-    two = ExpectedAcquisition(task, n_samples=32, n_restarts=6, n_polish=2)
+    every = ExpectedAcquisition(task, n_samples=32, n_polish=None)
+    two = ExpectedAcquisition(task, n_samples=32, n_polish=2)
     for (v1, _), (v2, _) in zip(
-        every.maximize(gp, [0, 1, 2]), two.maximize(gp, [0, 1, 2]), strict=True
+        maximize(every, gp, [0, 1, 2], n_restarts=6),
+        maximize(two, gp, [0, 1, 2], n_restarts=6),
+        strict=True,
     ):
         assert v2 == pytest.approx(v1, abs=1e-6)
 
@@ -182,9 +201,9 @@ def test_without_room_to_pre_refine_the_best_screened_starts_are_polished(
 
     task = make_task()
     gp = fitted_gp()
-    usual = ExpectedAcquisition(task, n_samples=32, n_restarts=6, n_polish=3).maximize(gp, [0, 1])
+    usual = maximize(ExpectedAcquisition(task, n_samples=32, n_polish=3), gp, [0, 1], n_restarts=6)
     monkeypatch.setattr(agents.acquisition.gp_cache, "MOMENT_CACHE_BYTES", 0)
-    large = ExpectedAcquisition(task, n_samples=32, n_restarts=6, n_polish=3).maximize(gp, [0, 1])
+    large = maximize(ExpectedAcquisition(task, n_samples=32, n_polish=3), gp, [0, 1], n_restarts=6)
     for (v1, _), (v2, _) in zip(usual, large, strict=True):
         assert v2 == pytest.approx(v1, abs=1e-4)
 
@@ -197,7 +216,7 @@ def test_without_room_for_a_screening_matrix_nothing_is_pre_refined(
     polished on the exact expectation instead (all of them with ``n_polish=None``)."""
     import agents.acquisition.gp_cache
 
-    acq = ExpectedAcquisition(make_task(), n_samples=32, n_restarts=6, n_polish=n_polish)
+    acq = ExpectedAcquisition(make_task(), n_samples=32, n_polish=n_polish)
     estimator = acq.estimator(fitted_gp())
     assert estimator.plan(3).pre_refine
     monkeypatch.setattr(agents.acquisition.gp_cache, "MOMENT_CACHE_BYTES", 0)
@@ -213,12 +232,12 @@ def test_with_room_for_one_screening_matrix_sets_are_pre_refined_one_at_a_time(
     task = make_task()
     gp = fitted_gp()
     sets = [0, 1, 2]
-    together = ExpectedAcquisition(task, n_samples=32, n_restarts=6).maximize(gp, sets)
+    together = maximize(ExpectedAcquisition(task, n_samples=32), gp, sets, n_restarts=6)
     one_matrix = 8 * gp.n_train**2
     monkeypatch.setattr(agents.acquisition.gp_cache, "MOMENT_CACHE_BYTES", one_matrix)
-    acq = ExpectedAcquisition(task, n_samples=32, n_restarts=6)
+    acq = ExpectedAcquisition(task, n_samples=32)
     calls = spy_rows(monkeypatch, "factor_moments")
-    alone = acq.maximize(gp, sets)
+    alone = maximize(acq, gp, sets, n_restarts=6)
     assert len(acq.gp_cache.moment_cache) == 1
     assert len(calls) == len(sets)  # each set's matrix computed once: screened, then refined
     for (v1, x1), (v2, x2) in zip(together, alone, strict=True):
@@ -238,14 +257,14 @@ def test_a_set_without_random_variables_screens_with_the_precision_itself() -> N
 
 def test_maximize_serves_several_sets_in_order_and_is_deterministic() -> None:
     task = make_task()
-    acq = ExpectedAcquisition(task, n_samples=32, raw_samples=32, n_restarts=2, seed=5)
+    acq = ExpectedAcquisition(task, n_samples=32, raw_samples=32, seed=5)
     gp = fitted_gp()
-    first = acq.maximize(gp, [2, 0], "lcb")
-    again = ExpectedAcquisition(task, n_samples=32, raw_samples=32, n_restarts=2, seed=5)
-    second = again.maximize(gp, [2, 0], "lcb")
+    first = maximize(acq, gp, [2, 0], "lcb", n_restarts=2)
+    again = ExpectedAcquisition(task, n_samples=32, raw_samples=32, seed=5)
+    second = maximize(again, gp, [2, 0], "lcb", n_restarts=2)
     for (v1, x1), (v2, x2) in zip(first, second, strict=True):
         assert v1 == v2 and np.array_equal(x1, x2)
-    (alone,) = acq.maximize(gp, [0], "lcb")
+    (alone,) = maximize(acq, gp, [0], "lcb", n_restarts=2)
     # the reported value is the expectation at the reported point
     for (value, x), i in zip(first, [2, 0], strict=True):
         at = acq.expected(gp, i, torch.from_numpy(x).unsqueeze(0), "lcb")
@@ -260,10 +279,10 @@ def test_a_full_set_starts_from_the_best_training_point(bound: Bound) -> None:
     many as the set's Sobol candidates: 32)."""
     task = make_task()
     gp = fitted_gp()
-    acq = ExpectedAcquisition(task, n_samples=16, raw_samples=4, n_restarts=1, maxiter=1)
+    acq = ExpectedAcquisition(task, n_samples=16, raw_samples=4)
     assert acq.raw_count(2) == 32 and acq.raw_count(0) == 4  # no random variables: 8x the Sobol
     at_data = acq.expected(gp, 2, gp.train_X, bound)
-    ((value, x),) = acq.maximize(gp, [2], bound)
+    ((value, x),) = maximize(acq, gp, [2], bound, n_restarts=1, maxiter=1)
     assert value >= float(at_data.max()) - 1e-12
     assert value == pytest.approx(float(acq.expected(gp, 2, torch.from_numpy(x)[None], bound)[0]))
 
@@ -271,10 +290,10 @@ def test_a_full_set_starts_from_the_best_training_point(bound: Bound) -> None:
 @pytest.mark.parametrize("mode", ["fixed", "fitted"])
 def test_maximize_without_data_returns_the_prior_bound(mode: Mode) -> None:
     gp = GPSurrogate(4, mode=mode)  # never fitted: the prior, flat, with no gradient
-    acq = ExpectedAcquisition(make_task(), n_samples=8, raw_samples=8, n_restarts=2)
+    acq = ExpectedAcquisition(make_task(), n_samples=8, raw_samples=8)
     priors: tuple[tuple[Bound, float], ...] = (("ucb", 2.0), ("lcb", -2.0), ("mean", 0.0))
     for bound, expected in priors:
-        for value, x in acq.maximize(gp, [0, 1, 2], bound):
+        for value, x in maximize(acq, gp, [0, 1, 2], bound, n_restarts=2):
             assert value == pytest.approx(expected) and x.shape == (4,)
 
 
@@ -289,7 +308,7 @@ def test_bad_arguments_are_rejected() -> None:
     with pytest.raises(ValueError, match="bound"):
         acq.expected(Bump(), 0, X, "upper")  # type: ignore[arg-type]  # a bad bound on purpose
     with pytest.raises(ValueError, match="out of range"):
-        acq.maximize(Bump(), [3])
+        maximize(acq, Bump(), [3])
 
 
 def test_std_range_bounds_every_posterior_standard_deviation() -> None:

@@ -9,7 +9,7 @@ import torch
 
 from agents.acquisition import Bound, ExpectedAcquisition
 from agents.surrogate import GPSurrogate
-from tests.agents.test_acquisition import fitted_gp, make_task
+from tests.agents.acquisition.test_expected import fitted_gp, make_task
 
 
 def queries(count: int, seed: int = 1) -> torch.Tensor:
@@ -26,7 +26,7 @@ def test_the_gp_upper_bound_is_above_the_expectation(bound: Bound) -> None:
     with torch.no_grad():
         uppers = estimator.upper(parts)
         assert uppers is not None  # a fitted GP has an upper bound
-        for exact, upper in zip(estimator.expected(parts), uppers, strict=True):
+        for exact, upper in zip(estimator.value(parts), uppers, strict=True):
             assert bool((upper >= exact).all())
             if bound == "mean":  # the same quantity, up to rounding and the slack
                 assert torch.allclose(upper, exact, atol=1e-5)
@@ -47,7 +47,7 @@ def test_expected_above_values_every_point_that_reaches_its_floor(bound: Bound) 
     X = queries(300)
     parts = [(i, X) for i in range(task.n_sets)]
     with torch.no_grad():
-        exact = acq.estimator(gp, bound, 2.0).expected(parts)
+        exact = acq.estimator(gp, bound, 2.0).value(parts)
     floors = [float(v.quantile(0.8)) for v in exact]
     got = acq.expected_above(gp, parts, floors, bound, 2.0)
     skipped = 0
@@ -81,13 +81,13 @@ def test_a_point_given_twice_is_valued_once(monkeypatch: pytest.MonkeyPatch) -> 
     twice = torch.cat([X, X[:2]])
     rows: list[int] = []
     estimator = acq.estimator(gp, "ucb")
-    original = type(estimator).expected
+    original = type(estimator).value
 
     def counted(self: object, parts: list, n_samples: int | None = None) -> list:
         rows.extend(int(Z.shape[0]) for _, Z in parts)
         return original(self, parts, n_samples)  # type: ignore[arg-type]
 
-    monkeypatch.setattr(type(estimator), "expected", counted)
+    monkeypatch.setattr(type(estimator), "value", counted)
     got = acq.expected_above(gp, [(1, twice)], [-np.inf])[0]
     assert rows == [3]
     assert torch.equal(got[3:], got[:2])

@@ -48,8 +48,8 @@ def test_the_closed_form_equals_the_sample_average_of_the_same_gp(bound: Bound) 
     gp = fitted_gp()
     X = torch.rand(5, 4, dtype=torch.float64, generator=torch.Generator().manual_seed(3))
     parts = [(i, X) for i in range(TASK.n_sets)]
-    closed = acq.estimator(gp, bound, 1.5).expected(parts)
-    sampled = SampleAverage(acq.inputs, gp, bound, 1.5, screen_samples=8).expected(parts)
+    closed = acq.estimator(gp, bound, 1.5).value(parts)
+    sampled = SampleAverage(acq.inputs, gp, bound, 1.5, screen_samples=8).value(parts)
     for c, s in zip(closed, sampled, strict=True):
         torch.testing.assert_close(c, s, atol=1e-10, rtol=0)
 
