@@ -6,9 +6,6 @@ Modules: :mod:`~bocvs_env.benchmark.config` (sweeps, presets, config files),
 execute), :mod:`~bocvs_env.benchmark.sweep` (the driver), :mod:`~bocvs_env.benchmark.store`
 (the result store), :mod:`~bocvs_env.benchmark.export` (DataFrames, CSV, Parquet),
 :mod:`~bocvs_env.benchmark.plots`, :mod:`~bocvs_env.benchmark.tables`,
-:mod:`~bocvs_env.benchmark.claims` (the AAAI paper's claims per panel),
-:mod:`~bocvs_env.benchmark.cost_estimate` (a sweep's cost at the references' speed),
-:mod:`~bocvs_env.benchmark.reference` (the reference-style decision, the speed baseline),
 :mod:`~bocvs_env.benchmark.cli`. Agents are known by name only
 (:mod:`bocvs_env.agent_registration`), never imported. The names below load on first use
 (:mod:`bocvs_env.lazy`).
