@@ -14,13 +14,13 @@ from torch import Tensor
 
 from agents.acquisition.screening import set_candidates
 from agents.base import Action, Observation
-from agents.checks import check_positive_finite, check_positive_integers
 from agents.config import FRUGAL, Computation, Rules
 from agents.cost_estimates import cooling_exponent, optimistic_mean_costs
 from agents.decisions import maximal_sets
 from agents.expected_posterior import ExpectedPosterior, expected_improvement
 from agents.model_based import ModelBasedAgent
 from agents.set_search import maximize_on_set
+from bocvs_env.checks import check_positive_finite, check_positive_integers
 
 
 @dataclass(frozen=True)

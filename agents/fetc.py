@@ -14,7 +14,6 @@ from torch import Tensor
 from agents.acquisition.screening import set_candidates
 from agents.allocation import cheapest_acceptable, exploration_fits, spend_balanced_set
 from agents.base import Action, Observation
-from agents.checks import check_positive_integers
 from agents.config import check_choice
 from agents.cost_estimates import bernstein_cost_lcb, optimistic_mean_costs
 from agents.decisions import (
@@ -26,6 +25,7 @@ from agents.etc import ETC_FRUGAL, ETCAgent, ETCComputation, ETCRules
 from agents.expected_posterior import ExpectedPosterior
 from agents.relevance import collapse_relevance, redundant_sets, relevant_variables
 from agents.set_search import maximize_on_set
+from bocvs_env.checks import check_positive_integers
 
 #: The switches that turn every FETC component off: FETC with these is ETC (Algorithm 1) with
 #: the same model options (with :data:`agents.etc.ETC_EXACT_SETTINGS` too, ETC as first

@@ -55,8 +55,8 @@ from agents.acquisition.screening import (
     raw_candidates,
     raw_count,
 )
-from agents.checks import check_positive_integers
 from agents.surrogate import GPSurrogate, SamplePath
+from bocvs_env.checks import check_positive_integers
 from bocvs_env.task import Task
 
 
