@@ -39,7 +39,7 @@ import torch
 from scipy.optimize import minimize
 from torch import Tensor
 
-from bocvs_env.gp import rbf
+from bocvs_env.gp_algebra import rbf
 from bocvs_env.sampling import quasi_random_inputs
 from bocvs_env.task import Task
 

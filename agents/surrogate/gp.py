@@ -43,7 +43,7 @@ from agents.surrogate.fitting import MAPFitter, initial_hyperparameters
 from agents.surrogate.paths import SamplePath, draw_sample_paths
 from agents.surrogate.posterior import FactorizedPosterior
 from bocvs_env.checks import check_positive_finite
-from bocvs_env.gp import Hyperparameters, posterior_weights
+from bocvs_env.gp_algebra import Hyperparameters, posterior_weights
 from bocvs_env.problems.distributions import InputDistribution
 
 Mode = Literal["fixed", "fitted"]
