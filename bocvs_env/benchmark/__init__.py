@@ -16,14 +16,20 @@ from typing import TYPE_CHECKING
 from bocvs_env.lazy import lazy_exports
 
 if TYPE_CHECKING:
-    from bocvs_env.benchmark.config import PRESETS, RunConfig, SweepConfig, preset
+    from bocvs_env.benchmark.config import (
+        PRESETS,
+        SWEEP_PRESETS,
+        RunConfig,
+        SweepConfig,
+        preset,
+    )
     from bocvs_env.benchmark.executors import LocalExecutor, RayExecutor, make_executor
     from bocvs_env.benchmark.runner import RunResult, run_config
     from bocvs_env.benchmark.store import ResultStore, StoredRun, StoreError
     from bocvs_env.benchmark.sweep import SweepReport, run_sweep
 
 _MODULES = {
-    "config": ("PRESETS", "RunConfig", "SweepConfig", "preset"),
+    "config": ("PRESETS", "SWEEP_PRESETS", "RunConfig", "SweepConfig", "preset"),
     "executors": ("LocalExecutor", "RayExecutor", "make_executor"),
     "runner": ("RunResult", "run_config"),
     "store": ("ResultStore", "StoredRun", "StoreError"),
@@ -35,6 +41,7 @@ __getattr__, __dir__ = lazy_exports(
 
 __all__ = [
     "PRESETS",
+    "SWEEP_PRESETS",
     "LocalExecutor",
     "RayExecutor",
     "ResultStore",

@@ -56,7 +56,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from bocvs_env.benchmark.config import PRESETS, SweepConfig, preset
+from bocvs_env.benchmark.config import SWEEP_PRESETS, SweepConfig, preset
 from bocvs_env.benchmark.stats import BOOTSTRAP_SEED, LEVEL, RESAMPLES
 from bocvs_env.numerics import MODES, WORKER_DEFAULT
 from bocvs_env.registration import problem_listing
@@ -118,7 +118,7 @@ def _seeds(text: str) -> int | list[int]:
 
 def _add_sweep_options(p: argparse.ArgumentParser) -> None:
     g = p.add_argument_group("the sweep (a preset, a config file, or flags)")
-    g.add_argument("--preset", choices=sorted(PRESETS), help="a shipped sweep")
+    g.add_argument("--preset", choices=sorted(SWEEP_PRESETS), help="a shipped sweep")
     g.add_argument("--config", type=Path, help="a sweep config file (.toml or .json)")
     g.add_argument("--sweep", help="a sweep recorded in the store, by name")
     g.add_argument("--name", help="the sweep's name in the store")
