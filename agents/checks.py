@@ -1,30 +1,20 @@
-"""Checks of the agents' and their components' constructor arguments: each a one-line
-``ValueError`` naming the argument, raised when the object is built (not at its first use)."""
+"""Deprecated: the argument checks are :mod:`bocvs_env.checks`, for the environment and the
+agents alike. This module re-exports :func:`~bocvs_env.checks.check_positive_finite` and
+:func:`~bocvs_env.checks.check_positive_integers` for one minor version.
 
-from __future__ import annotations
+They now raise ``TypeError`` for a value of the wrong type (``n_samples=2.5``, ``noise=True``)
+and ``ValueError`` for one out of range, as the environment's checks do.
+"""
 
-import math
-import numbers
+import warnings
 
+from bocvs_env.checks import check_positive_finite, check_positive_integers
 
-def check_positive_finite(**values: float) -> None:
-    """Refuse any of the named ``values`` that is not a finite number ``> 0``.
+__all__ = ["check_positive_finite", "check_positive_integers"]
 
-    Raises:
-        ValueError: ``"<name> must be positive and finite, got <value>"`` for the first one.
-    """
-    for name, value in values.items():
-        if not (math.isfinite(value) and value > 0):
-            raise ValueError(f"{name} must be positive and finite, got {value!r}")
-
-
-def check_positive_integers(**values: object) -> None:
-    """Refuse any of the named ``values`` that is not an integer ``>= 1`` (``bool`` is not).
-
-    Raises:
-        ValueError: ``"<name> must be a positive integer, got <value>"`` for the first one.
-    """
-    for name, value in values.items():
-        integral = isinstance(value, numbers.Integral) and not isinstance(value, bool)
-        if not (integral and value >= 1):  # type: ignore[operator]
-            raise ValueError(f"{name} must be a positive integer, got {value!r}")
+warnings.warn(
+    "agents.checks is deprecated and will be removed in 0.4: import check_positive_finite and "
+    "check_positive_integers from bocvs_env.checks",
+    DeprecationWarning,
+    stacklevel=2,
+)

@@ -25,8 +25,8 @@ from typing import Any, ClassVar, Literal, get_args
 
 import numpy as np
 
-from agents.checks import check_positive_finite, check_positive_integers
 from agents.surrogate import RefitSchedule
+from bocvs_env.checks import check_positive_finite, check_positive_integers
 
 SurrogateMode = Literal["fixed", "fitted"]
 

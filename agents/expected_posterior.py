@@ -23,7 +23,7 @@ import torch
 from torch import Tensor
 
 from agents.surrogate import GPSurrogate
-from bocvs_env.gp import rbf
+from bocvs_env.gp_algebra import rbf
 from bocvs_env.task import Task
 
 #: The smallest variance kept (relative to the prior's), as the surrogate clamps its own at

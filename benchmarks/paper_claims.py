@@ -16,8 +16,9 @@ on airfoil, whose sets all have two variables). Then a summary over the panels, 
 baseline (win / tie / loss and the panels with the better mean; ``docs/results.md`` quotes it),
 and per claim a panel-by-baseline matrix of
 ``etc``'s win / tie / loss by the paired bootstrap interval of ``bocvs compare``
-(:mod:`bocvs_env.benchmark.compare`; the page: :mod:`bocvs_env.benchmark.claims`): claim 1 on the final simple regret and on the area under
-simple regret against cost (divided by the budget), claim 2 on evaluations, claim 3 on the share
+(:mod:`bocvs_env.benchmark.compare`; the page: ``claims.py`` beside this script): claim 1 on
+the final simple regret and on the area under simple regret against cost (divided by the
+budget), claim 2 on evaluations, claim 3 on the share
 of the spend on the costliest set; and last the paired differences with their intervals.
 
 ``--proposed fetc`` states the same claims for another agent against every other one, with its
@@ -37,7 +38,8 @@ from __future__ import annotations
 import argparse
 import sys
 
-from bocvs_env.benchmark.claims import PROPOSED, claims_markdown
+from claims import PROPOSED, claims_markdown
+
 from bocvs_env.benchmark.published import add_source_arguments, script_runs
 from bocvs_env.benchmark.stats import BOOTSTRAP_SEED, RESAMPLES
 

@@ -2,7 +2,7 @@
 reference implementations' speed.
 
 Each round of a model-based agent is charged one reference-style decision at the number of
-observations it had then (the timing model: ``bocvs_env.benchmark.cost_estimate``); the
+observations it had then (the timing model: ``benchmarks/cost_estimate.py``); the
 measured figures are the runs' wall time and their CPU time (``cpu_s``, for runs that recorded it).
 
 It refuses runs of several code versions unless given ``--allow-mixed-versions``.
@@ -22,7 +22,8 @@ from collections import defaultdict
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 
-from bocvs_env.benchmark.cost_estimate import reference_times, sweep_cost
+from cost_estimate import reference_times, sweep_cost
+
 from bocvs_env.benchmark.published import add_source_arguments, script_runs
 from bocvs_env.benchmark.versions import versions_line
 
@@ -58,7 +59,7 @@ def main() -> None:
             total = _total(rows[a] for a in estimated)
             print(_row(f"all with an estimate ({', '.join(estimated)})", total))
         print("\n—: no estimate (no reference code that the timing model stands for; see "
-              "bocvs_env.benchmark.cost_estimate)")  # fmt: skip
+              "benchmarks/cost_estimate.py)")  # fmt: skip
     w = args.workers
     if estimated:
         of = "" if len(estimated) == len(rows) else " of the agents with an estimate"

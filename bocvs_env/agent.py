@@ -96,24 +96,10 @@ def check_agent(
     Raises:
         AgentCheckError: naming the first problem found and what to change, in one line.
     """
-    import json
-
     import gymnasium as gym
 
     name = getattr(agent, "name", type(agent).__name__)
-    missing = [m for m in MEMBERS if not hasattr(agent, m)]
-    if missing:
-        raise AgentCheckError(
-            f"agent {name!r} lacks {missing}: an agent has a str attribute name and the methods "
-            "reset, act and observe (bocvs_env.agent.Agent)"
-        )
-    if not isinstance(agent.name, str):
-        raise AgentCheckError(
-            f"agent {name!r}: name must be a str, got {type(agent.name).__name__}"
-        )
-    not_callable = [m for m in MEMBERS[1:] if not callable(getattr(agent, m))]
-    if not_callable:
-        raise AgentCheckError(f"agent {name!r}: {not_callable} must be methods")
+    _check_members(agent, name)
     env = gym.make(env_id, **env_kwargs)
     try:
         first = _played(agent, env, seed, steps)
@@ -127,20 +113,47 @@ def check_agent(
             "random number from a generator seeded in reset (np.random.default_rng(seed)) and "
             "reset all state there, so that a seed gives one record"
         )
+    _check_params(agent, name)
+
+
+def _check_members(agent: Any, name: str) -> None:
+    """Raise :class:`AgentCheckError` unless ``agent`` has the :data:`MEMBERS`, a str ``name``
+    and callable methods."""
+    missing = [m for m in MEMBERS if not hasattr(agent, m)]
+    if missing:
+        raise AgentCheckError(
+            f"agent {name!r} lacks {missing}: an agent has a str attribute name and the methods "
+            "reset, act and observe (bocvs_env.agent.Agent)"
+        )
+    if not isinstance(agent.name, str):
+        raise AgentCheckError(
+            f"agent {name!r}: name must be a str, got {type(agent.name).__name__}"
+        )
+    not_callable = [m for m in MEMBERS[1:] if not callable(getattr(agent, m))]
+    if not_callable:
+        raise AgentCheckError(f"agent {name!r}: {not_callable} must be methods")
+
+
+def _check_params(agent: Any, name: str) -> None:
+    """Raise :class:`AgentCheckError` if ``agent`` has a ``params()`` that fails or does not
+    return a JSON-serializable dict."""
+    import json
+
     params = getattr(agent, "params", None)
-    if params is not None:
-        try:
-            value = params()
-            json.dumps(value, allow_nan=False)
-        except (TypeError, ValueError) as err:
-            raise AgentCheckError(
-                f"agent {name!r}: params() must return a JSON-serializable dict of its "
-                f"settings ({type(err).__name__}: {err})"
-            ) from err
-        if not isinstance(value, dict):
-            raise AgentCheckError(
-                f"agent {name!r}: params() must return a dict, got {type(value).__name__}"
-            )
+    if params is None:
+        return
+    try:
+        value = params()
+        json.dumps(value, allow_nan=False)
+    except (TypeError, ValueError) as err:
+        raise AgentCheckError(
+            f"agent {name!r}: params() must return a JSON-serializable dict of its "
+            f"settings ({type(err).__name__}: {err})"
+        ) from err
+    if not isinstance(value, dict):
+        raise AgentCheckError(
+            f"agent {name!r}: params() must return a dict, got {type(value).__name__}"
+        )
 
 
 def _played(agent: Any, env: Any, seed: int, steps: int) -> list[tuple[int, list[float]]]:

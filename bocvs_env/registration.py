@@ -17,8 +17,8 @@ from bocvs_env.problems.registry import PROBLEMS, ProblemInfo
 #: The version of every id (see ``BOCVSEnv``'s Version History).
 VERSION = 1
 
-#: Preset ids for the papers' settings, with the keyword arguments they fix.
-PRESETS: dict[str, tuple[str, dict[str, Any]]] = {
+#: The ids of the papers' settings: id -> (problem name, the keyword arguments the id fixes).
+PRESET_IDS: dict[str, tuple[str, dict[str, Any]]] = {
     f"bocvs/Hartmann6in12D-Moderate-v{VERSION}": ("hartmann6_12d", {"cost_set": "moderate"}),
     f"bocvs/Ackley6in12D-Moderate-v{VERSION}": ("ackley6_12d", {"cost_set": "moderate"}),
     f"bocvs/Hartmann3-Expensive-v{VERSION}": ("hartmann3", {"cost_set": "expensive"}),
@@ -36,7 +36,9 @@ FAMILY_IDS: dict[str, dict[str, Any]] = {
 }
 
 ENV_IDS: tuple[str, ...] = tuple(
-    [f"bocvs/{p.env_name}-v{VERSION}" for p in PROBLEMS.values()] + list(PRESETS) + list(FAMILY_IDS)
+    [f"bocvs/{p.env_name}-v{VERSION}" for p in PROBLEMS.values()]
+    + list(PRESET_IDS)
+    + list(FAMILY_IDS)
 )
 
 
@@ -44,7 +46,7 @@ def register_envs() -> None:
     """Register every id once (importing :mod:`bocvs_env` calls this)."""
     specs: dict[str, tuple[str, dict[str, Any]]] = {
         f"bocvs/{p.env_name}-v{VERSION}": (p.name, {}) for p in PROBLEMS.values()
-    } | PRESETS
+    } | PRESET_IDS
     for env_id, (problem, kwargs) in specs.items():
         if env_id in gym.registry:
             continue
@@ -68,7 +70,7 @@ def _row(p: ProblemInfo) -> list[str]:
     """A problem's line of :func:`problem_listing`: its name, ids, description, ``d``, default
     budget, the cost sets it takes (those with one mean per control set) and its variances."""
     presets = [f"`{i}` ({', '.join(f'{v}' for v in kw.values())} costs)"
-               for i, (name, kw) in PRESETS.items() if name == p.name]  # fmt: skip
+               for i, (name, kw) in PRESET_IDS.items() if name == p.name]  # fmt: skip
     ids = ", ".join([f"`bocvs/{p.env_name}-v{VERSION}`", *presets])
     data = " (needs data)" if p.needs_data else ""
     d = 1 + max(max(s) for s in p.control_sets)

@@ -75,7 +75,7 @@ def env_ids_table(src_uri: str) -> str:
     """Every registered id: its problem (the name ``bocvs run --problems`` and sweep files take),
     dimension, control sets, default budget, and what else the id fixes."""
     from bocvs_env.problems.registry import PROBLEMS
-    from bocvs_env.registration import FAMILY_IDS, PRESETS, VERSION
+    from bocvs_env.registration import FAMILY_IDS, PRESET_IDS, VERSION
 
     rows = [
         "| id | problem name | d | sets | default budget | notes |",
@@ -84,7 +84,7 @@ def env_ids_table(src_uri: str) -> str:
     specs: list[tuple[str, str, dict[str, Any]]] = [
         (f"bocvs/{p.env_name}-v{VERSION}", p.name, {}) for p in PROBLEMS.values()
     ]
-    specs += [(env_id, name, fixed) for env_id, (name, fixed) in PRESETS.items()]
+    specs += [(env_id, name, fixed) for env_id, (name, fixed) in PRESET_IDS.items()]
     for env_id, name, fixed in specs:
         info = PROBLEMS[name]
         dim = 1 + max(max(s) for s in info.control_sets)

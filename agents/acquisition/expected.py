@@ -42,8 +42,8 @@ from agents.acquisition.inputs import RandomInputs
 from agents.acquisition.sampled import PathAverage, Posterior, SampleAverage
 from agents.acquisition.screening import raw_candidates, raw_count
 from agents.acquisition.set_acquisition import Part
-from agents.checks import check_positive_integers
 from agents.surrogate import GPSurrogate, SamplePath
+from bocvs_env.checks import check_positive_integers
 from bocvs_env.task import Task
 
 

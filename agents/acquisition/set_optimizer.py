@@ -28,7 +28,7 @@ from torch import Tensor
 
 from agents.acquisition.refine import Fallback, Query, polish, refined_starts
 from agents.acquisition.set_acquisition import Part, SetAcquisition
-from agents.checks import check_positive_integers
+from bocvs_env.checks import check_positive_integers
 
 
 class SetOptimizer:

@@ -15,12 +15,12 @@ from torch import Tensor
 from agents.acquisition import SetOptimizer, SetScores
 from agents.acquisition.screening import set_candidates
 from agents.base import Action, Observation
-from agents.checks import check_positive_finite, check_positive_integers
 from agents.config import FRUGAL, Computation, Rules
 from agents.costs.estimates import cooling_exponent, optimistic_mean_costs
 from agents.expected_posterior import ExpectedPosterior, expected_improvement
 from agents.policies.model_based import ModelBasedAgent
 from agents.rules.set_selection import maximal_sets
+from bocvs_env.checks import check_positive_finite, check_positive_integers
 
 
 @dataclass(frozen=True)

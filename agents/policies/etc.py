@@ -38,7 +38,6 @@ from torch import Tensor
 from agents.acquisition import SetOptimizer, SetScores
 from agents.acquisition.screening import set_candidates
 from agents.base import Action, Observation
-from agents.checks import check_positive_integers
 from agents.config import (
     FAST_SETTINGS,
     FRUGAL_COMPUTE,
@@ -70,6 +69,7 @@ from agents.policies.etc_strategies import (
 )
 from agents.policies.model_based import ModelBasedAgent
 from agents.rules.set_selection import halving_alpha, intersect_bounds, maximal_sets
+from bocvs_env.checks import check_positive_integers
 
 #: The values of ETC's ``lcb_tracking`` option.
 LcbTracking = Literal["off", "polish", "revalue"]

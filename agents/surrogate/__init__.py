@@ -1,6 +1,6 @@
 """The exact GP surrogate of the model-based agents (:class:`GPSurrogate`) and its parts: the
 growing Cholesky factor, the BoTorch hyperparameter fit, sample paths and the closed-form kernel
-mean embedding. The GP algebra itself is :mod:`bocvs_env.gp`."""
+mean embedding. The GP algebra itself is :mod:`bocvs_env.gp_algebra`."""
 
 import warnings
 from typing import Any

@@ -5,7 +5,7 @@ from __future__ import annotations
 import torch
 from torch import Tensor
 
-from bocvs_env.gp import Hyperparameters, rbf, robust_cholesky
+from bocvs_env.gp_algebra import Hyperparameters, rbf, robust_cholesky
 
 
 class GrowingCholesky:
@@ -14,7 +14,7 @@ class GrowingCholesky:
 
     Appending ``k`` rows costs ``O(n^2 k)`` (a block update through the Schur complement) instead
     of the ``O(n^3)`` of a new factorization. A failure to factor the new block is met by the
-    smallest jitter of :data:`bocvs_env.gp.JITTERS` that works (recorded per row).
+    smallest jitter of :data:`bocvs_env.gp_algebra.JITTERS` that works (recorded per row).
 
     Args:
         dim: the input dimension ``d``.

@@ -5,7 +5,7 @@ from __future__ import annotations
 import torch
 from torch import Tensor
 
-from bocvs_env.gp import Hyperparameters, hyperparameters_of
+from bocvs_env.gp_algebra import Hyperparameters, hyperparameters_of
 
 #: The modules of a ``SingleTaskGP`` that hold its hyperparameters (and their priors); a warm
 #: start loads exactly these, so that the outcome transform keeps the new data's standardization.

@@ -37,13 +37,13 @@ import numpy as np
 import torch
 from torch import Tensor
 
-from agents.checks import check_positive_finite
 from agents.surrogate.embedding import kernel_mean_embedding
 from agents.surrogate.factor import GrowingCholesky
 from agents.surrogate.fitting import MAPFitter, initial_hyperparameters
 from agents.surrogate.paths import SamplePath, draw_sample_paths
 from agents.surrogate.posterior import FactorizedPosterior
-from bocvs_env.gp import Hyperparameters, posterior_weights
+from bocvs_env.checks import check_positive_finite
+from bocvs_env.gp_algebra import Hyperparameters, posterior_weights
 from bocvs_env.problems.distributions import InputDistribution
 
 Mode = Literal["fixed", "fitted"]

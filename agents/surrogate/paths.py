@@ -9,7 +9,7 @@ from dataclasses import dataclass
 import torch
 from torch import Tensor
 
-from bocvs_env.gp import Hyperparameters, rbf
+from bocvs_env.gp_algebra import Hyperparameters, rbf
 
 
 class SamplePath:

@@ -16,7 +16,7 @@ from typing import Any
 import torch
 from torch import Tensor
 
-from bocvs_env.gp import Hyperparameters, rbf
+from bocvs_env.gp_algebra import Hyperparameters, rbf
 
 #: The smallest posterior variance returned (relative to the output scale), so that the standard
 #: deviation and its gradient stay finite.

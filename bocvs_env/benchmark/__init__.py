@@ -6,9 +6,6 @@ Modules: :mod:`~bocvs_env.benchmark.config` (sweeps, presets, config files),
 execute), :mod:`~bocvs_env.benchmark.sweep` (the driver), :mod:`~bocvs_env.benchmark.store`
 (the result store), :mod:`~bocvs_env.benchmark.export` (DataFrames, CSV, Parquet),
 :mod:`~bocvs_env.benchmark.plots`, :mod:`~bocvs_env.benchmark.tables`,
-:mod:`~bocvs_env.benchmark.claims` (the AAAI paper's claims per panel),
-:mod:`~bocvs_env.benchmark.cost_estimate` (a sweep's cost at the references' speed),
-:mod:`~bocvs_env.benchmark.reference` (the reference-style decision, the speed baseline),
 :mod:`~bocvs_env.benchmark.cli`. Agents are known by name only
 (:mod:`bocvs_env.agent_registration`), never imported. The names below load on first use
 (:mod:`bocvs_env.lazy`).
@@ -19,14 +16,20 @@ from typing import TYPE_CHECKING
 from bocvs_env.lazy import lazy_exports
 
 if TYPE_CHECKING:
-    from bocvs_env.benchmark.config import PRESETS, RunConfig, SweepConfig, preset
+    from bocvs_env.benchmark.config import (
+        PRESETS,
+        SWEEP_PRESETS,
+        RunConfig,
+        SweepConfig,
+        preset,
+    )
     from bocvs_env.benchmark.executors import LocalExecutor, RayExecutor, make_executor
     from bocvs_env.benchmark.runner import RunResult, run_config
     from bocvs_env.benchmark.store import ResultStore, StoredRun, StoreError
     from bocvs_env.benchmark.sweep import SweepReport, run_sweep
 
 _MODULES = {
-    "config": ("PRESETS", "RunConfig", "SweepConfig", "preset"),
+    "config": ("PRESETS", "SWEEP_PRESETS", "RunConfig", "SweepConfig", "preset"),
     "executors": ("LocalExecutor", "RayExecutor", "make_executor"),
     "runner": ("RunResult", "run_config"),
     "store": ("ResultStore", "StoredRun", "StoreError"),
@@ -38,6 +41,7 @@ __getattr__, __dir__ = lazy_exports(
 
 __all__ = [
     "PRESETS",
+    "SWEEP_PRESETS",
     "LocalExecutor",
     "RayExecutor",
     "ResultStore",

@@ -56,7 +56,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from bocvs_env.benchmark.config import PRESETS, SweepConfig, preset
+from bocvs_env.benchmark.config import SWEEP_PRESETS, SweepConfig, preset
 from bocvs_env.benchmark.stats import BOOTSTRAP_SEED, LEVEL, RESAMPLES
 from bocvs_env.numerics import MODES, WORKER_DEFAULT
 from bocvs_env.registration import problem_listing
@@ -68,6 +68,7 @@ if TYPE_CHECKING:
     from bocvs_env.benchmark.published import PublishedRuns
     from bocvs_env.benchmark.selection import RunFilter
     from bocvs_env.benchmark.store import ResultStore, StoredRun
+    from bocvs_env.benchmark.sweep import SweepReport
 
 DEFAULT_STORE = Path("results") / "bocvs.db"
 
@@ -117,7 +118,7 @@ def _seeds(text: str) -> int | list[int]:
 
 def _add_sweep_options(p: argparse.ArgumentParser) -> None:
     g = p.add_argument_group("the sweep (a preset, a config file, or flags)")
-    g.add_argument("--preset", choices=sorted(PRESETS), help="a shipped sweep")
+    g.add_argument("--preset", choices=sorted(SWEEP_PRESETS), help="a shipped sweep")
     g.add_argument("--config", type=Path, help="a sweep config file (.toml or .json)")
     g.add_argument("--sweep", help="a sweep recorded in the store, by name")
     g.add_argument("--name", help="the sweep's name in the store")
@@ -239,17 +240,23 @@ def _plot_dir(args: argparse.Namespace, sweep: SweepConfig | RunFilter | None) -
 
 
 def _cmd_run(args: argparse.Namespace) -> int:
-    from bocvs_env.benchmark.executors import make_executor
-    from bocvs_env.benchmark.progress import SweepProgress, progress_mode
+    sweep = _sweep_to_run(args)
+    report, runs = _record_sweep(args, sweep)
+    if runs:
+        _print_sweep_report(args, sweep, runs)
+    if report.failed:
+        config, error = report.failed[0]
+        print(f"{len(report.failed)} runs failed; the first, {config.label()}:\n{error}",
+              file=sys.stderr)  # fmt: skip
+        return 1
+    return 0
+
+
+def _sweep_to_run(args: argparse.Namespace) -> SweepConfig:
+    """The sweep ``bocvs run`` runs, checked whole (its agents, its ``--baselines`` folders)
+    before any store is created or written."""
     from bocvs_env.benchmark.store import ResultStore
-    from bocvs_env.benchmark.sweep import (
-        check_outside_agents,
-        check_sweep,
-        pending_runs,
-        run_sweep,
-    )
-    from bocvs_env.benchmark.versions import MixedVersionsError, check_one_version, check_resumable
-    from bocvs_env.numerics import worker_numerics
+    from bocvs_env.benchmark.sweep import check_outside_agents, check_sweep
 
     if args.sweep is not None:  # resume a recorded sweep: its store must exist
         with ResultStore(args.store, readonly=True) as store:
@@ -265,6 +272,21 @@ def _cmd_run(args: argparse.Namespace) -> int:
 
         for folder in args.baselines:  # a wrong folder fails now, not after the sweep
             PublishedRuns(folder)
+    return sweep
+
+
+def _record_sweep(
+    args: argparse.Namespace, sweep: SweepConfig
+) -> tuple[SweepReport, list[StoredRun]]:
+    """Runs ``sweep``'s pending runs into ``--store`` with progress on the terminal: the report,
+    and the sweep's stored runs if they are of one code version (else none, said on stderr)."""
+    from bocvs_env.benchmark.executors import make_executor
+    from bocvs_env.benchmark.progress import SweepProgress, progress_mode
+    from bocvs_env.benchmark.store import ResultStore
+    from bocvs_env.benchmark.sweep import pending_runs, run_sweep
+    from bocvs_env.benchmark.versions import MixedVersionsError, check_one_version, check_resumable
+    from bocvs_env.numerics import worker_numerics
+
     labels = {c.key(): c.label() for c in sweep.runs()}
     shown = SweepProgress(sweep.name, labels, progress_mode(args.quiet))
     with ResultStore(args.store) as store:
@@ -291,24 +313,25 @@ def _cmd_run(args: argparse.Namespace) -> int:
     except MixedVersionsError as err:
         print(f"bocvs run: no table or plots: {err}", file=sys.stderr)
         runs = []
-    if runs:
-        from bocvs_env.benchmark.tables import summary_markdown, takeaway
+    return report, runs
 
-        print(summary_markdown(runs))
-        for line in takeaway(runs):
-            print(line + "\n")
-        if not args.no_plot:
-            paths = _save_figures(runs, _plot_dir(args, sweep))
-            print(f"plot: {paths[0]}")
-            print(f"other plots: {', '.join(str(p) for p in paths[1:])}")
-        if args.baselines:
-            print("\n" + _baselines_report(runs, args.baselines, args.allow_mixed_versions)[0])
-    if report.failed:
-        config, error = report.failed[0]
-        print(f"{len(report.failed)} runs failed; the first, {config.label()}:\n{error}",
-              file=sys.stderr)  # fmt: skip
-        return 1
-    return 0
+
+def _print_sweep_report(
+    args: argparse.Namespace, sweep: SweepConfig, runs: list[StoredRun]
+) -> None:
+    """The summary table of a sweep's runs, its takeaways, the plots' paths (unless
+    ``--no-plot``) and the comparison with ``--baselines``."""
+    from bocvs_env.benchmark.tables import summary_markdown, takeaway
+
+    print(summary_markdown(runs))
+    for line in takeaway(runs):
+        print(line + "\n")
+    if not args.no_plot:
+        paths = _save_figures(runs, _plot_dir(args, sweep))
+        print(f"plot: {paths[0]}")
+        print(f"other plots: {', '.join(str(p) for p in paths[1:])}")
+    if args.baselines:
+        print("\n" + _baselines_report(runs, args.baselines, args.allow_mixed_versions)[0])
 
 
 def _save_figures(runs: Sequence[StoredRun], folder: Path) -> list[Path]:
@@ -419,12 +442,7 @@ def _baselines_report(
 
 
 def _cmd_compare(args: argparse.Namespace) -> int:
-    from bocvs_env.benchmark.compare import compare_runs, compare_versions, comparison_markdown
-    from bocvs_env.benchmark.published import open_runs
-    from bocvs_env.benchmark.versions import check_one_version, short_commit, versions_line
-
     runs, _ = _report_runs(args)
-    others: list[StoredRun] = []
     if args.baselines:
         if args.against is not None:
             raise ValueError("give --baselines or --against, not both")
@@ -432,23 +450,51 @@ def _cmd_compare(args: argparse.Namespace) -> int:
             runs, args.baselines, args.allow_mixed_versions, args.agent, args.reference,
             args.metrics, args.resamples, args.level, args.bootstrap_seed,
         )  # fmt: skip
-    elif args.against is None:
+    else:
+        text, comparisons = _store_comparison_report(args, runs)
+    _write_comparison_rows(args, comparisons)
+    print(text)
+    return 0
+
+
+def _store_comparison_report(
+    args: argparse.Namespace, runs: list[StoredRun]
+) -> tuple[str, list[PairedComparison]]:
+    """The agents of ``runs`` against ``--reference`` (or one another), or, with ``--against``,
+    each against its own runs there: the markdown report and its comparisons."""
+    from bocvs_env.benchmark.compare import compare_runs, compare_versions, comparison_markdown
+    from bocvs_env.benchmark.versions import short_commit, versions_line
+
+    others: list[StoredRun] = []
+    if args.against is None:
         comparisons = compare_runs(runs, args.agent, args.reference, args.metrics,
                                    args.resamples, args.level, args.bootstrap_seed)  # fmt: skip
     else:
-        if args.reference is not None:
-            raise ValueError("--against compares each agent with itself; leave out --reference")
-        with open_runs(args.against) as source:
-            names = {r.config.agent for r in runs}
-            others = [r for r in source.runs(None) if r.config.agent in names]
-        check_one_version([r.provenance for r in others], args.allow_mixed_versions)
+        others = _against_runs(args, runs)
         tag = short_commit(others[0].provenance) if others else "other"
         agents = None if args.agent is None else [args.agent]
         comparisons = compare_versions(runs, others, tag, agents, args.metrics, args.resamples,
                                        args.level, args.bootstrap_seed)  # fmt: skip
-    if not args.baselines:
-        text = versions_line(r.provenance for r in [*runs, *others]) + "\n\n"
-        text += comparison_markdown(comparisons)
+    text = versions_line(r.provenance for r in [*runs, *others]) + "\n\n"
+    return text + comparison_markdown(comparisons), comparisons
+
+
+def _against_runs(args: argparse.Namespace, runs: list[StoredRun]) -> list[StoredRun]:
+    """The runs of ``--against`` of the agents in ``runs``, of one code version."""
+    from bocvs_env.benchmark.published import open_runs
+    from bocvs_env.benchmark.versions import check_one_version
+
+    if args.reference is not None:
+        raise ValueError("--against compares each agent with itself; leave out --reference")
+    with open_runs(args.against) as source:
+        names = {r.config.agent for r in runs}
+        others = [r for r in source.runs(None) if r.config.agent in names]
+    check_one_version([r.provenance for r in others], args.allow_mixed_versions)
+    return others
+
+
+def _write_comparison_rows(args: argparse.Namespace, comparisons: list[PairedComparison]) -> None:
+    """The comparisons' rows into ``--json`` and ``--csv``, where given."""
     if args.json is not None:
         args.json.write_text(json.dumps([c.row() for c in comparisons], indent=1) + "\n")
     if args.csv is not None:
@@ -457,8 +503,6 @@ def _cmd_compare(args: argparse.Namespace) -> int:
             writer = csv.DictWriter(f, fieldnames=list(rows[0]))
             writer.writeheader()
             writer.writerows(rows)
-    print(text)
-    return 0
 
 
 def _cmd_leaderboard(args: argparse.Namespace) -> int:

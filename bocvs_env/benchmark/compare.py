@@ -161,13 +161,20 @@ def _by_seed(panel: Panel, agent: str, records: list[EpisodeRecord]) -> dict[int
 def _pairs(
     agents: Sequence[str], agent: str | None, reference: str | None
 ) -> list[tuple[str, str]]:
-    if agent is not None and reference is not None:
-        return [(agent, reference)] if agent in agents and reference in agents else []
-    if agent is not None:
-        return [(agent, b) for b in agents if b != agent] if agent in agents else []
-    if reference is not None:
-        return [(a, reference) for a in agents if a != reference] if reference in agents else []
-    return list(itertools.combinations(sorted(agents), 2))
+    """The ``(left, right)`` pairs of ``agents`` to compare: ``agent`` against ``reference``,
+    against every other agent, every other agent against ``reference``, or (neither given)
+    every pair in sorted order; none when ``agent`` or ``reference`` is not among ``agents``."""
+    if agent is None and reference is None:
+        return list(itertools.combinations(sorted(agents), 2))
+    if not {agent, reference} - {None} <= set(agents):
+        return []
+    lefts, rights = _side(agents, agent, reference), _side(agents, reference, agent)
+    return [(left, right) for left in lefts for right in rights]
+
+
+def _side(agents: Sequence[str], name: str | None, other: str | None) -> list[str]:
+    """One side of :func:`_pairs`: ``[name]``, or every agent but ``other`` (order kept)."""
+    return [name] if name is not None else [a for a in agents if a != other]
 
 
 def compare_runs(
@@ -286,13 +293,8 @@ def compare_baselines(
     Raises:
         ValueError: when no panel holds an agent of ``runs`` and a baseline agent.
     """
-    present = sorted({r.config.agent for r in runs})
-    if agent is not None and agent not in present:
-        raise ValueError(f"agent {agent!r} has no runs here; agents: {present}")
-    names = [agent] if agent is not None else present
-    settings = {(Panel.of(r), _options(r)) for r in runs}
-    wanted = [r for archive in baselines for r in archive if reference in (None, r.config.agent)]
-    relabelled = [r for r in as_baselines(wanted) if (Panel.of(r), _options(r)) in settings]
+    names = _agents_to_compare(runs, agent)
+    relabelled = _matching_baselines(runs, baselines, reference)
     references = sorted({r.config.agent for r in relabelled})
     both = [*runs, *relabelled]
     out = [  # the archives' seeds that the user did not run are expected, and not listed
@@ -309,6 +311,29 @@ def compare_baselines(
             + " with the same problem options: run the baselines' panels and seeds"
         )
     return sorted(out, key=lambda c: c.panel)
+
+
+def _agents_to_compare(runs: Sequence[StoredRun], agent: str | None) -> list[str]:
+    """``[agent]``, or every agent of ``runs`` (sorted) when it is ``None``.
+
+    Raises:
+        ValueError: if ``agent`` has no runs in ``runs``.
+    """
+    present = sorted({r.config.agent for r in runs})
+    if agent is not None and agent not in present:
+        raise ValueError(f"agent {agent!r} has no runs here; agents: {present}")
+    return [agent] if agent is not None else present
+
+
+def _matching_baselines(
+    runs: Sequence[StoredRun], baselines: Sequence[Sequence[StoredRun]], reference: str | None
+) -> list[StoredRun]:
+    """The runs of the archives ``baselines`` (of the agent ``reference`` only, if given),
+    relabelled by :func:`as_baselines`, whose panel and problem options some run of ``runs``
+    has."""
+    settings = {(Panel.of(r), _options(r)) for r in runs}
+    wanted = [r for archive in baselines for r in archive if reference in (None, r.config.agent)]
+    return [r for r in as_baselines(wanted) if (Panel.of(r), _options(r)) in settings]
 
 
 def as_baselines(runs: Sequence[StoredRun]) -> list[StoredRun]:

@@ -38,7 +38,8 @@ the fastest one, which hides how much of the budget that was.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections import Counter
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -163,10 +164,8 @@ def _mean_ranks(
     area_ranks: dict[str, list[float]] = {a: [] for a in agents}
     lowest: dict[str, list[Panel]] = {a: [] for a in agents}
     for panel, runs in by_panel.items():
-        finals = [
-            np.mean([metrics.final_simple_regret(r) for r in runs[a].values()]) for a in agents
-        ]
-        areas = [np.mean([metrics.simple_regret_area(r) for r in runs[a].values()]) for a in agents]
+        finals = _panel_means(runs, agents, metrics.final_simple_regret)
+        areas = _panel_means(runs, agents, metrics.simple_regret_area)
         for a, f, s in zip(agents, rankdata(finals), rankdata(areas), strict=True):
             final_ranks[a].append(float(f))
             area_ranks[a].append(float(s))
@@ -176,6 +175,16 @@ def _mean_ranks(
     final = {a: float(np.mean(v)) for a, v in final_ranks.items()}
     area = {a: float(np.mean(v)) for a, v in area_ranks.items()}
     return final, area, lowest
+
+
+def _panel_means(
+    runs: dict[str, dict[int, EpisodeRecord]],
+    agents: Sequence[str],
+    metric: Callable[[EpisodeRecord], float],
+) -> list[float]:
+    """Each agent's mean of ``metric`` over its runs of one panel (``runs``: agent -> seed ->
+    record), in the order of ``agents``."""
+    return [float(np.mean([metric(r) for r in runs[a].values()])) for a in agents]
 
 
 def leaderboard(runs: Sequence[StoredRun], baselines: Sequence[str] | None = None) -> list[Group]:
@@ -208,10 +217,7 @@ def _group(
     panels: dict[Panel, dict[str, dict[int, StoredRun]]], baselines: Sequence[str] | None
 ) -> Group:
     agents = sorted(next(iter(panels.values())))
-    records = {
-        p: {a: {s: r.record for s, r in seeds.items()} for a, seeds in runs.items()}
-        for p, runs in panels.items()
-    }
+    records = _records(panels)
     final, area, lowest = _mean_ranks(records, agents)
     order = sorted(agents, key=lambda a: (final[a], area[a], a))
     candidates = [a for a in order if baselines is None or a in baselines] or order
@@ -219,20 +225,31 @@ def _group(
     chosen = [r for runs in panels.values() for seeds in runs.values() for r in seeds.values()]
     counts = tally(compare_runs(chosen, reference=best, metric_names=("final", "area")))
     standings = tuple(
-        Standing(
-            a,
-            final[a],
-            area[a],
-            tuple(lowest[a]),
-            None
-            if a == best
-            else (wtl(counts[(a, best, "final")]), wtl(counts[(a, best, "area")])),
-        )
-        for a in order
+        Standing(a, final[a], area[a], tuple(lowest[a]), _tallies(counts, a, best)) for a in order
     )
     seeds = {p: tuple(next(iter(runs.values()))) for p, runs in panels.items()}
     profile = _data_profile(records, agents)
     return Group(tuple(order), tuple(panels), seeds, best, standings, profile)
+
+
+def _records(
+    panels: dict[Panel, dict[str, dict[int, StoredRun]]],
+) -> dict[Panel, dict[str, dict[int, EpisodeRecord]]]:
+    """The episode records of ``panels``' runs, keyed as they are (panel -> agent -> seed)."""
+    return {
+        p: {a: {s: r.record for s, r in seeds.items()} for a, seeds in runs.items()}
+        for p, runs in panels.items()
+    }
+
+
+def _tallies(
+    counts: dict[tuple[str, str, str], Counter[str]], agent: str, best: str
+) -> tuple[str, str] | None:
+    """``agent``'s win / tie / loss against ``best`` on final regret and on the area (``None``
+    for the best itself)."""
+    if agent == best:
+        return None
+    return wtl(counts[(agent, best, "final")]), wtl(counts[(agent, best, "area")])
 
 
 def _seeds_text(seeds: dict[Panel, tuple[int, ...]]) -> str:

@@ -104,13 +104,8 @@ def _figure(
     fig, axes = _panel_grid(len(panels))
     for ax, (panel, agents) in zip(axes, panels.items(), strict=True):
         for agent, records in agents.items():
-            x, mean, se = curve(records, panel)
-            lo, hi = mean - se, mean + se
-            if log:
-                mean, lo, hi = (np.maximum(v, REGRET_FLOOR) for v in (mean, lo, hi))
+            _draw_curve(ax, curve(records, panel), colors[agent], log)
             seeds[agent].add(len(records))
-            ax.plot(x, mean, color=colors[agent], drawstyle="steps-post")
-            ax.fill_between(x, lo, hi, color=colors[agent], alpha=0.2, linewidth=0, step="post")
         if log:
             ax.set_yscale("log")
         ax.set_title(panel.title(), fontsize=9)
@@ -130,6 +125,17 @@ def _figure(
     caption = [CAPTION, versions_line(r.provenance for r in runs)]
     fig.supxlabel("\n".join(textwrap.fill(c, width) for c in caption), fontsize=8)
     return fig
+
+
+def _draw_curve(ax: Axes, points: Curve, color: str, log: bool) -> None:
+    """One agent's mean as a step curve on ``ax`` with its band of one standard error either
+    side, the three floored at :data:`REGRET_FLOOR` when ``log``."""
+    x, mean, se = points
+    lo, hi = mean - se, mean + se
+    if log:
+        mean, lo, hi = (np.maximum(v, REGRET_FLOOR) for v in (mean, lo, hi))
+    ax.plot(x, mean, color=color, drawstyle="steps-post")
+    ax.fill_between(x, lo, hi, color=color, alpha=0.2, linewidth=0, step="post")
 
 
 def simple_regret_figure(runs: Sequence[StoredRun]) -> Figure:

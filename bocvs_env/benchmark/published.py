@@ -222,43 +222,65 @@ def publish(
     if not runs:
         raise ValueError("no runs to publish")
     out = Path(out_dir)
-    if not force and (out / RUNS_FILE).is_file():
-        pd = require_pandas()
-        held = set(pd.read_parquet(out / RUNS_FILE, columns=["key"])["key"])
-        dropped = held - {r.key for r in runs}
-        if dropped:
-            raise ValueError(
-                f"{out} publishes {len(dropped)} runs that these runs lack; writing would drop "
-                "them: publish from a store that holds them (benchmarks/store_from_published.py "
-                "rebuilds one), or pass --force"
-            )
+    if not force:
+        _check_nothing_dropped(out, runs)
     out.mkdir(parents=True, exist_ok=True)
     per_run = runs_frame(runs)
     undocumented = [c for c in per_run.columns if not _documented(c)]
     if undocumented:
         raise ValueError(f"columns without a description in RUN_COLUMNS: {undocumented}")
     per_step = steps_table(runs)
-    # a sweep is published with any of its runs, whichever sweep recorded them (a run that two
-    # sweeps share is recorded once, by the first to run it; the reports select by configuration)
-    keys = {r.key for r in runs}
-    used = {name for name, sweep in sweeps.items() if keys.intersection(sweep.keys())}
     paths = [out / RUNS_FILE, out / STEPS_FILE, out / SWEEPS_FILE, out / README_FILE]
     per_run.to_parquet(paths[0], index=False, compression="zstd")
     per_step.to_parquet(paths[1], index=False, compression="zstd")
-    configs = {name: s.to_dict() for name, s in sweeps.items() if name in used}
+    configs = {name: s.to_dict() for name, s in _sweeps_of(runs, sweeps).items()}
     paths[2].write_text(json.dumps(configs, indent=1, sort_keys=True) + "\n")
-    paths[3].write_text(
-        _README.format(
-            runs=_column_table(RUNS_FILE, RUN_COLUMNS, len(per_run)),
-            steps=_column_table(STEPS_FILE, STEP_COLUMNS, len(per_step)),
-            seed=BOOTSTRAP_SEED,
-            resamples=RESAMPLES,
-            percent=100 * LEVEL,
-            low=(1 - LEVEL) / 2,
-            high=(1 + LEVEL) / 2,
-        )
-    )
+    paths[3].write_text(_readme(len(per_run), len(per_step)))
     return paths
+
+
+def _check_nothing_dropped(out: Path, runs: Sequence[StoredRun]) -> None:
+    """Refuse to overwrite a published folder ``out`` that holds runs ``runs`` lack.
+
+    Raises:
+        ValueError: naming how many runs writing would drop.
+    """
+    if not (out / RUNS_FILE).is_file():
+        return
+    pd = require_pandas()
+    held = set(pd.read_parquet(out / RUNS_FILE, columns=["key"])["key"])
+    dropped = held - {r.key for r in runs}
+    if dropped:
+        raise ValueError(
+            f"{out} publishes {len(dropped)} runs that these runs lack; writing would drop "
+            "them: publish from a store that holds them (benchmarks/store_from_published.py "
+            "rebuilds one), or pass --force"
+        )
+
+
+def _sweeps_of(
+    runs: Sequence[StoredRun], sweeps: Mapping[str, SweepConfig]
+) -> dict[str, SweepConfig]:
+    """The sweeps of ``sweeps`` that hold any of ``runs``, in their order.
+
+    A sweep is published with any of its runs, whichever sweep recorded them (a run that two
+    sweeps share is recorded once, by the first to run it; the reports select by configuration).
+    """
+    keys = {r.key for r in runs}
+    return {name: sweep for name, sweep in sweeps.items() if keys.intersection(sweep.keys())}
+
+
+def _readme(n_runs: int, n_steps: int) -> str:
+    """The published folder's README: its tables' columns, ``n_runs`` and ``n_steps`` rows."""
+    return _README.format(
+        runs=_column_table(RUNS_FILE, RUN_COLUMNS, n_runs),
+        steps=_column_table(STEPS_FILE, STEP_COLUMNS, n_steps),
+        seed=BOOTSTRAP_SEED,
+        resamples=RESAMPLES,
+        percent=100 * LEVEL,
+        low=(1 - LEVEL) / 2,
+        high=(1 + LEVEL) / 2,
+    )
 
 
 def _per_set(row: Mapping[str, Any], prefix: str) -> np.ndarray:

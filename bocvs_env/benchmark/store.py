@@ -356,6 +356,33 @@ def _decode_record(config: RunConfig, data: dict[str, Any], diagnostics: bool) -
     )
 
 
+def _run_row(result: RunResult, sweep: str) -> dict[str, Any]:
+    """The ``runs`` row of a finished run recorded by ``sweep`` (column -> value); the inverse
+    of :func:`_decode_record` and the provenance's decoding."""
+    cfg, rec = result.config, result.record
+    provenance = {**result.provenance, "sweep": sweep}
+    return {
+        "config_key": cfg.key(),
+        "sweep": sweep,
+        "problem": cfg.problem,
+        "cost_set": cfg.cost_set,
+        "variance": cfg.variance,
+        "budget": cfg.budget,
+        "agent": cfg.agent,
+        "seed": cfg.seed,
+        "config": to_json(cfg.to_dict()),
+        "problem_config": to_json(rec.config),
+        "provenance": to_json(provenance),
+        "package_version": str(provenance.get("package_version", bocvs_env.__version__)),
+        "git_commit": provenance.get("git_commit"),
+        "recorded_at": utc_now(),
+        "n_evaluations": rec.n_evaluations,
+        "spent": float(rec.spent[-1]) if rec.n_evaluations else 0.0,
+        **{name: _to_npy(getattr(rec, name)) for name in _TRACE},
+        "diagnostics": zlib.compress(to_json(rec.diagnostics).encode()),
+    }
+
+
 class ResultStore:
     """A bocvs result store at ``path``; created if missing (unless ``create=False``).
 
@@ -469,34 +496,13 @@ class ResultStore:
             ``True`` if inserted, ``False`` if the store already had this configuration.
         """
         self._writing()
-        cfg, rec = result.config, result.record
-        provenance = {**result.provenance, "sweep": sweep}
-        row = {
-            "config_key": cfg.key(),
-            "sweep": sweep,
-            "problem": cfg.problem,
-            "cost_set": cfg.cost_set,
-            "variance": cfg.variance,
-            "budget": cfg.budget,
-            "agent": cfg.agent,
-            "seed": cfg.seed,
-            "config": to_json(cfg.to_dict()),
-            "problem_config": to_json(rec.config),
-            "provenance": to_json(provenance),
-            "package_version": str(provenance.get("package_version", bocvs_env.__version__)),
-            "git_commit": provenance.get("git_commit"),
-            "recorded_at": utc_now(),
-            "n_evaluations": rec.n_evaluations,
-            "spent": float(rec.spent[-1]) if rec.n_evaluations else 0.0,
-            **{name: _to_npy(getattr(rec, name)) for name in _TRACE},
-            "diagnostics": zlib.compress(to_json(rec.diagnostics).encode()),
-        }
+        row = _run_row(result, sweep)
         columns = ", ".join(row)
         marks = ", ".join(f":{c}" for c in row)
         insert = (
             f"INSERT INTO runs ({columns}) VALUES ({marks}) ON CONFLICT (config_key) DO NOTHING"
         )
-        with self._access(f"record run {cfg.label()} in"):
+        with self._access(f"record run {result.config.label()} in"):
             inserted = self._transaction(
                 [
                     (insert, row),

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
@@ -99,21 +99,26 @@ def check_agents(sweep: SweepConfig) -> None:
             f"registered: {sorted(registered)} (or name one by its import path, 'module:Class')"
         )
     for agent in sweep.agents:
-        params = sweep.agent_params.get(agent, {})
-        given = set(params) | set(check_privileged(agent))
-        missing = [p for p in required_params(agent_class(agent)) if p not in given]
-        if missing:
-            raise ValueError(
-                f"sweep {sweep.name!r}: agent {agent!r} needs the parameters {missing}; "
-                f"set them in the config's [agent_params.{_toml_key(agent)}] table"
-            )
-        accepted = accepted_params(agent)
-        stray = [] if accepted is None else sorted(set(params) - accepted)
-        if stray:
-            raise ValueError(
-                f"sweep {sweep.name!r}: agent {agent!r} takes no parameters {stray}; "
-                f"it takes {sorted(accepted or ()) or 'none'}"
-            )
+        _check_agent_params(sweep.name, agent, sweep.agent_params.get(agent, {}))
+
+
+def _check_agent_params(sweep: str, agent: str, params: Mapping[str, Any]) -> None:
+    """Raise ``ValueError`` if the sweep named ``sweep`` gives ``agent`` (a known agent) less
+    than the parameters it needs, or parameters its constructor does not take."""
+    given = set(params) | set(check_privileged(agent))
+    missing = [p for p in required_params(agent_class(agent)) if p not in given]
+    if missing:
+        raise ValueError(
+            f"sweep {sweep!r}: agent {agent!r} needs the parameters {missing}; "
+            f"set them in the config's [agent_params.{_toml_key(agent)}] table"
+        )
+    accepted = accepted_params(agent)
+    stray = [] if accepted is None else sorted(set(params) - accepted)
+    if stray:
+        raise ValueError(
+            f"sweep {sweep!r}: agent {agent!r} takes no parameters {stray}; "
+            f"it takes {sorted(accepted or ()) or 'none'}"
+        )
 
 
 def _setting(config: RunConfig) -> tuple[Any, ...]:

@@ -40,7 +40,7 @@ from gpytorch.mlls import ExactMarginalLogLikelihood
 from torch import Tensor
 
 from bocvs_env.goal import cache_dir
-from bocvs_env.gp import fit_weights, hyperparameters_of
+from bocvs_env.gp_algebra import fit_weights, hyperparameters_of
 from bocvs_env.problems.data import data_file, file_digest, load_npz, load_table
 from bocvs_env.problems.extrema import extremes_on_cube
 from bocvs_env.problems.kernel_mean import SEKernelMean
@@ -108,7 +108,7 @@ def fit_airfoil_gp(X: Tensor, y: Tensor) -> dict[str, np.ndarray]:
         RuntimeError: if the closed-form mean disagrees with BoTorch's posterior mean (a change
             of BoTorch's default model that this module does not know).
         TypeError: if BoTorch's default kernel is no longer an RBF kernel
-            (:func:`bocvs_env.gp.hyperparameters_of`).
+            (:func:`bocvs_env.gp_algebra.hyperparameters_of`).
     """
     start = time.perf_counter()
     with torch.random.fork_rng(), gpytorch.settings.max_cholesky_size(100_000):

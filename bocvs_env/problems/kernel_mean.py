@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from torch import Tensor
 
-from bocvs_env.gp import rbf
+from bocvs_env.gp_algebra import rbf
 
 
 class SEKernelMean:

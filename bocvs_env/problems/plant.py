@@ -23,7 +23,7 @@ import numpy as np
 import torch
 from torch import Tensor
 
-from bocvs_env.gp import rbf, robust_cholesky
+from bocvs_env.gp_algebra import rbf, robust_cholesky
 from bocvs_env.problems.data import data_file, file_digest, load_npz
 from bocvs_env.problems.kernel_mean import SEKernelMean
 from bocvs_env.problems.objective import Objective

@@ -485,15 +485,28 @@ def test_fetc_measures_relevance_again_only_when_the_data_has_grown(
         ("ei-cost", {"cost_prior": float("inf")}, "cost_prior must be positive and finite"),
         ("etc", {"n_samples": 0}, "n_samples must be a positive integer"),
         ("ucb-psq", {"raw_samples": -3}, "raw_samples must be a positive integer"),
-        ("ts-psq", {"maxiter": 2.5}, "maxiter must be a positive integer"),
         ("sadcbo", {"refit_every": 0}, "refit_every must be a positive integer"),
-        ("etc-50", {"n_restarts": True}, "n_restarts must be a positive integer"),
         ("etc", {"noise": -1.0}, "noise must be positive and finite"),
         ("etc", {"outputscale": 0.0}, "outputscale must be positive and finite"),
     ],
 )
 def test_constructors_refuse_bad_parameters(name: str, params: dict, message: str) -> None:
     with pytest.raises(ValueError, match=message):
+        make_agent(name, **params)
+
+
+@pytest.mark.parametrize(
+    ("name", "params", "message"),
+    [
+        ("ts-psq", {"maxiter": 2.5}, "maxiter must be an integer, got 2.5"),
+        ("etc-50", {"n_restarts": True}, "n_restarts must be an integer, got True"),
+        ("etc", {"noise": "0.1"}, "noise must be a real number, got '0.1'"),
+    ],
+)
+def test_constructors_refuse_parameters_of_a_wrong_type(
+    name: str, params: dict, message: str
+) -> None:
+    with pytest.raises(TypeError, match=message):
         make_agent(name, **params)
 
 

@@ -9,7 +9,7 @@ import torch
 from agents.acquisition import ExpectedAcquisition
 from agents.expected_posterior import ExpectedPosterior, expected_improvement
 from agents.surrogate import GPSurrogate
-from bocvs_env.gp import rbf
+from bocvs_env.gp_algebra import rbf
 from bocvs_env.problems import make_problem
 
 

@@ -28,7 +28,7 @@ from bocvs_env.agent_registration import (
     make_agent,
     registered_agents,
 )
-from bocvs_env.benchmark.config import PRESETS, SweepConfig
+from bocvs_env.benchmark.config import SWEEP_PRESETS, SweepConfig
 
 ROOT = Path(__file__).parents[2]
 FIXTURE = Path(__file__).parent / "data" / "configured_agent_params.json"
@@ -56,7 +56,7 @@ def configured() -> Iterator[tuple[str, str, dict[str, Any]]]:
     }
     for path in sorted((ROOT / "benchmarks/configs").glob("*.toml")):
         sweeps[f"benchmarks/configs/{path.stem}"] = SweepConfig.from_file(path)
-    sweeps.update({f"preset/{name}": sweep for name, sweep in PRESETS.items()})
+    sweeps.update({f"preset/{name}": sweep for name, sweep in SWEEP_PRESETS.items()})
     for source, sweep in sweeps.items():
         for agent in sweep.agents:
             if agent.split("@")[0] not in UNBUILDABLE:

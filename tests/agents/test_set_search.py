@@ -28,9 +28,16 @@ def test_maximize_on_set_warns_and_is_the_set_optimizers_search() -> None:
 
 
 @pytest.mark.parametrize("agent", [CostCooledEIAgent, FETCAgent])
-@pytest.mark.parametrize("n_refine", [0, -1, 1.5, "2"])
+@pytest.mark.parametrize("n_refine", [0, -1])
 def test_agents_refuse_an_n_refine_that_is_not_a_positive_integer(
     agent: type, n_refine: object
 ) -> None:
     with pytest.raises(ValueError, match="n_refine must be a positive integer"):
+        agent(n_refine=n_refine)
+
+
+@pytest.mark.parametrize("agent", [CostCooledEIAgent, FETCAgent])
+@pytest.mark.parametrize("n_refine", [1.5, "2"])
+def test_agents_refuse_an_n_refine_that_is_not_an_integer(agent: type, n_refine: object) -> None:
+    with pytest.raises(TypeError, match="n_refine must be an integer"):
         agent(n_refine=n_refine)

@@ -1,5 +1,5 @@
-"""The paper-claims page (``bocvs_env.benchmark.claims``, printed by
-``benchmarks/claims.py``): spend shares, the verdict per claim and panel."""
+"""The paper-claims page (``benchmarks/claims.py``, printed by
+``benchmarks/paper_claims.py``): spend shares, the verdict per claim and panel."""
 
 from __future__ import annotations
 
@@ -8,12 +8,12 @@ import sys
 from dataclasses import replace
 from pathlib import Path
 
+import claims
 import numpy as np
 import pytest
 from bench_helpers import hand_run, tiny_sweep, win_and_tie_runs
 
 from bocvs_env import metrics
-from bocvs_env.benchmark import claims
 from bocvs_env.benchmark.compare import compare_runs
 from bocvs_env.benchmark.panels import group_panels
 from bocvs_env.benchmark.store import ResultStore, StoredRun

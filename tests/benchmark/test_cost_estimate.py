@@ -1,5 +1,5 @@
-"""The sweep cost estimate (``bocvs_env.benchmark.cost_estimate``, printed by
-``benchmarks/cost_estimate.py``): the reference timing model and the per-agent sums."""
+"""The sweep cost estimate (``benchmarks/cost_estimate.py``, printed by
+``benchmarks/paper_cost.py``): the reference timing model and the per-agent sums."""
 
 from __future__ import annotations
 
@@ -9,10 +9,10 @@ import subprocess
 import sys
 from pathlib import Path
 
+import cost_estimate
 import numpy as np
 import pytest
 
-from bocvs_env.benchmark import cost_estimate
 from bocvs_env.benchmark.runner import RunResult
 from bocvs_env.benchmark.store import ResultStore, StoredRun
 

@@ -8,12 +8,12 @@ import subprocess
 import sys
 from pathlib import Path
 
+import claims
 import numpy as np
 import pandas as pd
 import pytest
 from bench_helpers import at_commit, tiny_sweep
 
-from bocvs_env.benchmark import claims
 from bocvs_env.benchmark.cli import main
 from bocvs_env.benchmark.compare import compare_runs
 from bocvs_env.benchmark.published import (

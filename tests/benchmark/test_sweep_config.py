@@ -11,7 +11,7 @@ from bench_helpers import sweep_seeds
 
 from agents.base import BaseAgent
 from bocvs_env.agent_registration import make_agent
-from bocvs_env.benchmark.config import PRESETS, RunConfig, SweepConfig, preset
+from bocvs_env.benchmark.config import SWEEP_PRESETS, RunConfig, SweepConfig, preset
 from bocvs_env.benchmark.executors import LocalExecutor
 from bocvs_env.benchmark.store import ResultStore
 from bocvs_env.benchmark.sweep import check_sweep, run_sweep
@@ -131,7 +131,7 @@ def test_missing_config_file(tmp_path: Path) -> None:
 
 
 def test_presets() -> None:
-    assert set(PRESETS) == {"quick", "paper"}
+    assert set(SWEEP_PRESETS) == {"quick", "paper"}
     quick = preset("quick")
     assert {"random", "etc", "ucb-psq"} <= set(quick.agents)
     paper = preset("paper")
@@ -141,6 +141,12 @@ def test_presets() -> None:
     assert {r.budget for r in paper.runs()} == {100.0}
     with pytest.raises(ValueError, match="unknown preset"):
         preset("huge")
+
+
+def test_the_former_name_of_the_sweep_presets_is_an_alias() -> None:
+    import bocvs_env.benchmark as benchmark
+
+    assert benchmark.PRESETS is benchmark.SWEEP_PRESETS is SWEEP_PRESETS
 
 
 def test_overrides_keep_the_rest() -> None:

@@ -1,4 +1,5 @@
-"""The GP algebra of bocvs_env.gp against GPyTorch and BoTorch."""
+"""The GP algebra of bocvs_env.gp_algebra against GPyTorch and BoTorch, and the deprecated
+bocvs_env.gp that re-exports it."""
 
 from __future__ import annotations
 
@@ -7,7 +8,7 @@ import torch
 from botorch.models import SingleTaskGP
 from gpytorch.kernels import RBFKernel
 
-from bocvs_env.gp import (
+from bocvs_env.gp_algebra import (
     JITTERS,
     Hyperparameters,
     fit_weights,
@@ -96,3 +97,20 @@ def test_residual_centres_standardized_outputs() -> None:
         h.residual(torch.tensor([2.0, 6.0], dtype=torch.float64)),
         torch.tensor([-0.5, 0.5], dtype=torch.float64),
     )
+
+
+def test_the_old_module_warns_and_gives_the_same_objects() -> None:
+    import importlib
+    import sys
+
+    from bocvs_env import gp_algebra
+
+    sys.modules.pop("bocvs_env.gp", None)
+    with pytest.warns(DeprecationWarning, match=r"bocvs_env\.gp is deprecated.*gp_algebra"):
+        old = importlib.import_module("bocvs_env.gp")
+    for name in old.__all__:
+        assert getattr(old, name) is getattr(gp_algebra, name)
+    assert set(old.__all__) == {
+        "JITTERS", "Hyperparameters", "fit_weights", "hyperparameters_of", "posterior_weights",
+        "rbf", "robust_cholesky",
+    }  # fmt: skip

@@ -2,7 +2,7 @@
 
 Running the whole ``paper`` preset at the references' speed would take days, so the "before"
 figure is an estimate: every round of an agent with a reference code (:data:`WITH_REFERENCE`)
-is charged one reference-style decision (:mod:`bocvs_env.benchmark.reference`: the 7-set UCB
+is charged one reference-style decision (``benchmarks/reference.py``: the 7-set UCB
 maximization) at the number of observations it had then, timed by interpolating, in log-log,
 the reference decisions measured by ``benchmarks/decisions.py`` (constant below the smallest
 measured size, the last measured slope above the largest). A model-free agent is charged its
@@ -26,7 +26,7 @@ from bocvs_env.benchmark.store import StoredRun
 #: Agents that make no model-based decision (charged their measured time).
 MODEL_FREE = frozenset({"random"})
 #: Agents whose reference codes decide by the UCB maximization that
-#: :mod:`bocvs_env.benchmark.reference` reproduces: ETC and ETC-50 (Hoang et al. 2025),
+#: ``benchmarks/reference.py`` reproduces: ETC and ETC-50 (Hoang et al. 2025),
 #: UCB-PSQ and TS-PSQ (Hayashi et al. 2022), UCB-CVS (Tay et al. 2023).
 WITH_REFERENCE = frozenset({"etc", "etc-50", "ucb-psq", "ts-psq", "ucb-cvs", "ucb-cvs-est"})
 

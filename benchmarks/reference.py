@@ -1,7 +1,7 @@
 """A reference-style decision: the baseline that the agents' decisions are measured against.
 
 It is not an agent: ``benchmarks/decisions.py`` times it next to the agents' own decisions,
-and :mod:`bocvs_env.benchmark.cost_estimate` charges its timings.
+and ``benchmarks/cost_estimate.py`` charges its timings.
 
 It reproduces, inside this project, how the reference codes (Tay et al. 2023; Hayashi et al.
 2022; Hoang et al. 2025) make one UCB decision (as the project's specification describes them),
@@ -39,7 +39,7 @@ import torch
 from scipy.optimize import minimize
 from torch import Tensor
 
-from bocvs_env.gp import rbf
+from bocvs_env.gp_algebra import rbf
 from bocvs_env.sampling import quasi_random_inputs
 from bocvs_env.task import Task
 
