@@ -106,12 +106,10 @@ class ModelBasedAgent(BaseAgent):
             seed=model_seed,
             raw_samples=self.acquisition_options.raw_samples,
         )
+        opts = self.acquisition_options
         self.optimizer = SetOptimizer(
-            # never more starts than Sobol candidates per set
-            n_restarts=min(
-                self.acquisition_options.n_restarts, self.acquisition_options.raw_samples
-            ),
-            maxiter=self.acquisition_options.maxiter,
+            n_restarts=min(opts.n_restarts, opts.raw_samples),  # at most one per candidate
+            maxiter=opts.maxiter,
             polish_samples=self._polish_samples(),
         )
         self._maximizers: dict[int, list[np.ndarray]] = {}
