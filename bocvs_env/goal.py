@@ -4,10 +4,13 @@ Both are privileged: they need ``f``, which only the environment knows. Expectat
 ``f`` over one fixed, seeded set of scrambled Sobol points mapped through the inverse CDFs of the
 input distributions (1024 by default, as many as the references' i.i.d. samples, with a much
 smaller error). The same sample set serves every control set (common random numbers), so
-differences between sets are not blurred by sampling noise. Each set's average is the
-objective's :meth:`~bocvs_env.problems.objective.Objective.sample_mean` on that sample: ``f``
-evaluated at every sample, or an exact closed form where the objective has one (a GP sample's),
-which costs one evaluation of ``f`` per query instead of 1024 and lets the oracle search widely.
+differences between sets are not blurred by sampling noise. The goal values that episodes
+record are :meth:`~bocvs_env.problems.objective.Objective.sample_average`: ``f`` evaluated at
+every sample, always, so a published run's ``g`` reproduces bit for bit. The oracle's search uses
+:meth:`~bocvs_env.problems.objective.Objective.sample_mean`, the same average in a cheaper exact
+form where there is one (``f`` itself for the set of every variable; a GP sample's closed form,
+one evaluation of ``f`` per query instead of 1024), and values its maximizer by the recorded
+definition, so regrets compare like with like.
 """
 
 from __future__ import annotations
@@ -28,7 +31,7 @@ from bocvs_env.problems.problem import Problem
 from bocvs_env.sampling import quasi_random_inputs
 
 #: Bump when the oracle's algorithm changes, so that stale cached values are not reused.
-ORACLE_VERSION = 4
+ORACLE_VERSION = 5
 
 
 def cache_dir() -> Path:
@@ -39,8 +42,9 @@ def cache_dir() -> Path:
 class GoalEvaluator:
     """Computes ``g_i(x)`` by averaging ``f`` over a fixed quasi-random sample of the inputs.
 
-    Each set's average is the objective's :meth:`~bocvs_env.problems.objective.Objective.sample_mean`
-    on that sample (built on first use), exact in closed form where the objective has one.
+    Each set's goal is the objective's
+    :meth:`~bocvs_env.problems.objective.Objective.sample_average` on that sample (built on first
+    use); the oracle searches with its cheaper exact form, ``sample_mean``.
 
     Args:
         problem: the problem (its objective is privileged).
@@ -65,7 +69,7 @@ class GoalEvaluator:
         set's size, columns in the set's order) to ``batch`` values, differentiably."""
         if i not in self._goals:
             fixed = self.problem.control_sets[i]
-            self._goals[i] = self.problem.objective.sample_mean(fixed, self.samples, self.chunk)
+            self._goals[i] = self.problem.objective.sample_average(fixed, self.samples, self.chunk)
         return self._goals[i]
 
     def g(self, sets: Tensor, X: Tensor) -> Tensor:
@@ -126,7 +130,8 @@ class GoalEvaluator:
         ``n_samples`` evaluations, so the candidates are screened on the first ``n_screen``
         samples (a balanced Sobol subset), the best ``n_rescore`` are scored again on all
         samples and the best ``n_starts`` (default 4) of those are refined on all samples. The
-        value returned is always ``g_i`` on all samples.
+        value returned is always ``g_i`` as episodes record it (:meth:`set_goal`) at the
+        maximizer found.
 
         Returns:
             The best value and the maximizing full query of shape ``(d,)`` (entries outside the
@@ -143,7 +148,7 @@ class GoalEvaluator:
                 *([] if known is None else [known[:, idx].to(torch.float64)]),
             ]
         )
-        goal = self.set_goal(i)
+        goal = self.problem.objective.sample_mean(idx, self.samples, self.chunk)
         cheap = self.problem.objective.closed_form_mean or k == self.problem.dim
         with torch.no_grad():
             if not cheap and n_screen < self.n_samples:
@@ -156,10 +161,12 @@ class GoalEvaluator:
         if n_starts is None:
             n_starts = 16 if cheap else 4
         starts = candidates[scores.topk(min(n_starts, candidates.shape[0])).indices]
-        value, z = refine_min(lambda Z: -goal(Z), starts)
+        _, z = refine_min(lambda Z: -goal(Z), starts)
+        with torch.no_grad():
+            value = float(self.set_goal(i)(z[None])[0])
         x = torch.full((self.problem.dim,), 0.5, dtype=torch.float64)
         x[idx] = z
-        return -value, x.numpy()
+        return value, x.numpy()
 
 
 def oracle_values(evaluator: GoalEvaluator, use_cache: bool = True) -> np.ndarray:

@@ -23,7 +23,8 @@ class Objective(ABC):
     maximum of the shifted ``f`` over the cube, or ``None``), ``optimizers`` (known maximizers,
     ``k x d``, or ``None``; the oracle starts from them) and implement :meth:`raw`. One that
     overrides :meth:`sample_mean` with a form costing one evaluation per query, whatever the
-    number of samples, sets ``closed_form_mean`` (the oracle then searches more widely).
+    number of samples, sets ``closed_form_mean`` (the oracle then searches more widely); the goal
+    values recorded by episodes stay :meth:`sample_average`.
     """
 
     name: str
@@ -45,20 +46,20 @@ class Objective(ABC):
         """A JSON-able description for result provenance and cache keys."""
         return {"name": self.name, "dim": self.dim, "shift": self.shift}
 
-    def sample_mean(
+    def sample_average(
         self, fixed: Sequence[int], samples: Tensor, chunk: int = 64
     ) -> Callable[[Tensor], Tensor]:
-        """The average of ``f`` over ``samples`` with the ``fixed`` variables set to ``z``.
+        """The average of ``f`` over ``samples`` with the ``fixed`` variables set to ``z``,
+        evaluated at every sample: the definition of the goal ``g_i`` of a control set.
 
         Returns ``z -> mean_n f(x_n(z))``, where ``x_n(z)`` holds ``z`` in the ``fixed``
-        variables and ``samples[n]`` in the others: the goal ``g_i`` of a control set on a
-        fixed sample of the random inputs. The function maps ``batch x k`` float64 tensors
-        (``k = len(fixed)``, columns in the order of ``fixed``) to ``batch`` values,
-        differentiably.
-
-        This generic version evaluates ``f`` at every pair (``chunk`` queries at a time, each
-        ``n x d``; memory ``chunk x n x d`` doubles), or at ``z`` alone when ``fixed`` covers
-        every variable. Objectives whose average has a cheaper exact form override it.
+        variables and ``samples[n]`` in the others. The function maps ``batch x k`` float64
+        tensors (``k = len(fixed)``, columns in the order of ``fixed``) to ``batch`` values,
+        differentiably, evaluating ``f`` at ``chunk`` queries' ``n x d`` points at a time
+        (memory ``chunk x n x d`` doubles). A set of every variable is averaged too (``n``
+        copies of ``f(z)``, equal to ``f(z)`` up to rounding): the goal values that episodes
+        record are this average, bit for bit, whichever faster form :meth:`sample_mean` has,
+        so a recorded run's ``g`` reproduces exactly.
 
         Args:
             fixed: the fixed variables (distinct indices in ``[0, d)``).
@@ -66,8 +67,6 @@ class Objective(ABC):
             chunk: the most queries evaluated at once.
         """
         fixed = list(fixed)
-        if sorted(fixed) == list(range(self.dim)):
-            return lambda Z: self(Z[:, torch.tensor(fixed).argsort()])
         mask = torch.zeros(self.dim, dtype=torch.bool)
         mask[fixed] = True
 
@@ -81,6 +80,21 @@ class Objective(ABC):
             return torch.cat(out) if out else Z.new_zeros(0)
 
         return mean
+
+    def sample_mean(
+        self, fixed: Sequence[int], samples: Tensor, chunk: int = 64
+    ) -> Callable[[Tensor], Tensor]:
+        """The same average as :meth:`sample_average` (equal up to rounding), in the cheapest
+        exact form known: the oracle's search uses it.
+
+        This generic version is ``f(z)`` itself when ``fixed`` covers every variable, else
+        :meth:`sample_average`. Objectives whose average has a cheaper exact form override it
+        (and set ``closed_form_mean``).
+        """
+        fixed = list(fixed)
+        if sorted(fixed) == list(range(self.dim)):
+            return lambda Z: self(Z[:, torch.tensor(fixed).argsort()])
+        return self.sample_average(fixed, samples, chunk)
 
 
 class CallableObjective(Objective):
