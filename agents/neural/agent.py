@@ -9,7 +9,7 @@ from typing import Any
 import numpy as np
 from stable_baselines3 import PPO
 
-from agents.neural.features import CandidateFeatures, FeatureConfig
+from agents.neural.features import FEATURES, CandidateFeatures, FeatureConfig
 from agents.neural.network import RowPolicy, row_logits
 from bocvs_env.agent import Action, Observation
 from bocvs_env.task import Task
@@ -39,12 +39,14 @@ class NeuralAFAgent:
             model unpickles code from it: load only files from a source you trust.
         deterministic: play the highest logit; otherwise sample the softmax with the agent's
             generator (seeded at :meth:`reset`).
-        n_candidates: candidates per set; must be what the model was trained with.
+        n_candidates: candidates per set. The network scores each row alone, so a model plays
+            any number of rows: other problems (other numbers of sets) and other candidate
+            counts than it was trained with (the shipped model: 7 sets x 8 candidates).
         name: the agent's name in records and tables.
 
     Raises:
         FileNotFoundError: when there is no model at ``model``.
-        ValueError: at :meth:`reset`, when the model's observation shape does not fit the task.
+        ValueError: when the model's rows have another number of features.
     """
 
     def __init__(
@@ -57,11 +59,17 @@ class NeuralAFAgent:
         path = shipped_model() if model is None else Path(model)
         if not path.is_file():
             raise FileNotFoundError(f"no saved neural-af model at {str(path)!r}")
-        self.source = "shipped" if model is None else str(path)
+        self.model = None if model is None else str(path)
         self.ppo = PPO.load(path, device="cpu")
         if not isinstance(self.ppo.policy, RowPolicy):
             raise TypeError(f"{path} holds a {type(self.ppo.policy).__name__}, not a RowPolicy")
         self.policy: RowPolicy = self.ppo.policy
+        rows = tuple(self.policy.observation_space.shape or ())[1:]
+        if rows != (len(FEATURES),):
+            raise ValueError(
+                f"{path} observes rows of shape {rows}, but the features give rows of "
+                f"{len(FEATURES)} (a model of another version of agents.neural.features)"
+            )
         self.deterministic = deterministic
         self.config = FeatureConfig(n_candidates=n_candidates)
         self.name = name
@@ -72,12 +80,6 @@ class NeuralAFAgent:
         self.task = task
         self.rng = np.random.default_rng(seed)
         self.features = CandidateFeatures(task, self.config)
-        want = self.features.space.shape
-        if self.policy.observation_space.shape != want:
-            raise ValueError(
-                f"the model observes shape {self.policy.observation_space.shape}, but this task "
-                f"gives {want} ({task.n_sets} sets x {self.config.n_candidates} candidates)"
-            )
         self.features.reset(info, seed=int(self.rng.integers(2**31 - 1)))
 
     def act(self, observation: Observation) -> Action:
@@ -104,7 +106,7 @@ class NeuralAFAgent:
     def params(self) -> dict[str, Any]:
         """The agent's parameters, for provenance (JSON-able)."""
         return {
-            "model": self.source,
+            "model": self.model,
             "deterministic": self.deterministic,
             "n_candidates": self.config.n_candidates,
         }

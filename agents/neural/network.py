@@ -41,7 +41,8 @@ class RowNetworks(nn.Module):
         hidden: width of both MLPs.
 
     ``forward_actor``: ``batch x (N * F)`` -> ``batch x N`` logits; ``forward_critic``:
-    ``batch x (N * F)`` -> ``batch x 2 hidden`` (mean and max of the row embeddings).
+    ``batch x (N * F)`` -> ``batch x 2 hidden`` (mean and max of the row embeddings). Both take
+    any number of rows ``N``; ``n_rows`` is the training environment's (SB3's latent size).
     """
 
     def __init__(self, n_rows: int, n_features: int, hidden: int = 64) -> None:
@@ -58,7 +59,9 @@ class RowNetworks(nn.Module):
         return cast(nn.Linear, self.actor[-1])
 
     def _rows(self, features: Tensor) -> Tensor:
-        return features.reshape(features.shape[0], self.n_rows, self.n_features)
+        # Any number of rows: the networks act on each row, so one model serves tasks with
+        # other numbers of sets or candidates than it was trained on.
+        return features.reshape(features.shape[0], -1, self.n_features)
 
     def forward_actor(self, features: Tensor) -> Tensor:
         return self.actor(self._rows(features)).squeeze(-1)

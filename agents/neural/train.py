@@ -47,12 +47,12 @@ class TrainConfig:
     env_ids: str = FAMILY_TRAIN_IDS
     budget: float = 5.0
     cost_set: str = "moderate"
-    total_timesteps: int = 12_288
+    total_timesteps: int = 8_192
     n_envs: int = 4
     n_steps: int = 128
     batch_size: int = 128
     n_epochs: int = 10
-    learning_rate: float = 5e-4
+    learning_rate: float = 1e-3
     ent_coef: float = 0.01
     hidden: int = 64
     n_candidates: int = FeatureConfig.n_candidates
