@@ -123,7 +123,7 @@ def test_the_agent_plays_tasks_of_other_sizes_and_refuses_a_missing_model(tmp_pa
     with pytest.raises(FileNotFoundError, match="no saved neural-af model"):
         NeuralAFAgent(model=tmp_path / "missing.zip")
     agent = NeuralAFAgent(n_candidates=4)  # trained on 7 sets x 8 candidates
-    env = gym.make("bocvs/Hartmann6in12D-Moderate-v1", budget=1.0)
+    env = gym.make("bocvs/Hartmann6in12D-Moderate-v1", budget=3.0)
     record = run_episode(env, agent, seed=0)
     assert record.n_evaluations >= 1
     assert agent.features.space.shape == (unwrap_bocvs(env).task.n_sets * 4, len(FEATURES))
