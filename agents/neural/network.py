@@ -39,16 +39,32 @@ class RowNetworks(nn.Module):
         n_rows: rows per observation ``N`` (``m * n_candidates``).
         n_features: features per row ``F``.
         hidden: width of both MLPs.
+        prior_feature: a feature column added to each row's logit, times a learnable weight
+            starting at ``prior_weight`` (``None``: none). With the ``ucb_gap`` column the
+            untrained actor is GP-UCB over the candidates (a softmax of ``prior_weight`` times
+            the UCB, its argmax the UCB maximizer), and training adapts it, rather than starting
+            from a uniform policy.
+        prior_weight: the weight's initial value.
 
     ``forward_actor``: ``batch x (N * F)`` -> ``batch x N`` logits; ``forward_critic``:
     ``batch x (N * F)`` -> ``batch x 2 hidden`` (mean and max of the row embeddings). Both take
     any number of rows ``N``; ``n_rows`` is the training environment's (SB3's latent size).
     """
 
-    def __init__(self, n_rows: int, n_features: int, hidden: int = 64) -> None:
+    def __init__(
+        self,
+        n_rows: int,
+        n_features: int,
+        hidden: int = 64,
+        prior_feature: int | None = None,
+        prior_weight: float = 0.0,
+    ) -> None:
         super().__init__()
         self.n_rows, self.n_features = n_rows, n_features
         self.actor = row_mlp(n_features, hidden, 1)
+        self.prior_feature = prior_feature
+        #: The learnable weight of the prior feature in each row's logit.
+        self.prior_weight = nn.Parameter(torch.tensor(float(prior_weight)))
         self.critic = nn.Sequential(row_mlp(n_features, hidden, hidden), nn.Tanh())
         self.latent_dim_pi = n_rows
         self.latent_dim_vf = 2 * hidden
@@ -64,7 +80,11 @@ class RowNetworks(nn.Module):
         return features.reshape(features.shape[0], -1, self.n_features)
 
     def forward_actor(self, features: Tensor) -> Tensor:
-        return self.actor(self._rows(features)).squeeze(-1)
+        rows = self._rows(features)
+        logits = self.actor(rows).squeeze(-1)
+        if self.prior_feature is None:
+            return logits
+        return logits + self.prior_weight * rows[..., self.prior_feature]
 
     def forward_critic(self, features: Tensor) -> Tensor:
         embedded = self.critic(self._rows(features))
@@ -78,18 +98,30 @@ class RowPolicy(ActorCriticPolicy):
     """SB3's actor-critic with :class:`RowNetworks` and no dense ``action_net``.
 
     For a ``Box`` observation of shape ``(N, F)`` and a ``Discrete(N)`` action (what
-    :class:`agents.neural.wrapper.CandidateEnv` gives). ``policy_kwargs``: ``hidden`` (64).
+    :class:`agents.neural.wrapper.CandidateEnv` gives). ``policy_kwargs``: ``hidden`` (64),
+    ``prior_feature`` and ``prior_weight`` (:class:`RowNetworks`).
     The actor's output layer starts near zero (orthogonal, gain 0.01), so the first policy is
     close to uniform over the rows, as SB3 initialises its own ``action_net``.
     """
 
-    def __init__(self, *args: Any, hidden: int = 64, **kwargs: Any) -> None:
+    def __init__(
+        self,
+        *args: Any,
+        hidden: int = 64,
+        prior_feature: int | None = None,
+        prior_weight: float = 0.0,
+        **kwargs: Any,
+    ) -> None:
         self.hidden = hidden
+        self.prior_feature = prior_feature
+        self.prior_weight = prior_weight
         super().__init__(*args, **kwargs)
 
     def _build_mlp_extractor(self) -> None:
         n_rows, n_features = self.observation_space.shape  # type: ignore[misc]
-        self.mlp_extractor = RowNetworks(n_rows, n_features, self.hidden)  # type: ignore[assignment]
+        self.mlp_extractor = RowNetworks(  # type: ignore[assignment]
+            n_rows, n_features, self.hidden, self.prior_feature, self.prior_weight
+        )
 
     @property
     def rows(self) -> RowNetworks:
@@ -110,7 +142,12 @@ class RowPolicy(ActorCriticPolicy):
         return self.rows.forward_actor(cast(Tensor, self.extract_features(obs)))
 
     def _get_constructor_parameters(self) -> dict[str, Any]:
-        return {**super()._get_constructor_parameters(), "hidden": self.hidden}
+        return {
+            **super()._get_constructor_parameters(),
+            "hidden": self.hidden,
+            "prior_feature": self.prior_feature,
+            "prior_weight": self.prior_weight,
+        }
 
 
 def row_logits(policy: RowPolicy, rows: np.ndarray) -> np.ndarray:

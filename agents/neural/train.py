@@ -29,7 +29,7 @@ from stable_baselines3.common.monitor import Monitor
 from stable_baselines3.common.vec_env import DummyVecEnv
 
 import bocvs_env  # noqa: F401  (registers the ids)
-from agents.neural.features import FeatureConfig
+from agents.neural.features import FEATURES, FeatureConfig
 from agents.neural.network import RowPolicy
 from agents.neural.wrapper import make_candidate_env
 
@@ -47,14 +47,18 @@ class TrainConfig:
     env_ids: str = FAMILY_TRAIN_IDS
     budget: float = 5.0
     cost_set: str = "moderate"
-    total_timesteps: int = 8_192
+    total_timesteps: int = 4_096
     n_envs: int = 4
     n_steps: int = 128
     batch_size: int = 128
     n_epochs: int = 10
-    learning_rate: float = 1e-3
+    learning_rate: float = 3e-4
     ent_coef: float = 0.01
     hidden: int = 64
+    #: The feature whose column starts the actor as an acquisition (RowNetworks), and its
+    #: initial weight; "" for none (a uniform first policy).
+    prior_feature: str = "ucb_gap"
+    prior_weight: float = 5.0
     n_candidates: int = FeatureConfig.n_candidates
     seed: int = 0
     torch_threads: int = 1
@@ -109,7 +113,11 @@ def train(config: TrainConfig, progress: bool = True) -> PPO:
         learning_rate=config.learning_rate,
         ent_coef=config.ent_coef,
         gamma=1.0,  # the return is the episode's best g: no discount
-        policy_kwargs={"hidden": config.hidden},
+        policy_kwargs={
+            "hidden": config.hidden,
+            "prior_feature": FEATURES.index(config.prior_feature) if config.prior_feature else None,
+            "prior_weight": config.prior_weight,
+        },
         seed=config.seed,
         device="cpu",
     )

@@ -107,6 +107,20 @@ def test_the_policy_is_invariant_to_the_order_of_rows() -> None:
     assert not np.allclose(logits[0], logits[0][0])
 
 
+def test_the_prior_feature_starts_the_actor_as_that_acquisition() -> None:
+    env = make_candidate_env(FAMILY, budget=2.0)
+    ucb = FEATURES.index("ucb_gap")
+    policy = RowPolicy(
+        env.observation_space, env.action_space, lambda _: 1e-3, prior_feature=ucb, prior_weight=5.0
+    )
+    rows, _ = env.reset(seed=2)
+    with torch.no_grad():
+        logits = policy.logits(torch.as_tensor(rows)[None])[0].numpy()
+    # The MLP's output starts near zero: the logits are 5 x the UCB gap, up to it.
+    np.testing.assert_allclose(logits, 5.0 * rows[:, ucb], atol=0.05)
+    assert int(np.argmax(logits)) == int(np.argmax(rows[:, ucb]))
+
+
 def test_the_shipped_agent_loads_and_plays_an_episode() -> None:
     assert shipped_model().is_file()
     assert shipped_model().stat().st_size <= 5 * 2**20
