@@ -12,7 +12,7 @@ the shipped model (``neural-af``), ETC and random, on the same seeds.
 
 By default PPO trains 1,024 steps on the rotated Hartmann-3 training functions and every agent
 plays 3 test functions (a few minutes on two cores; too short to learn much: it shows the
-loop); ``--full`` trains as the shipped model was trained (12,288 steps on both families'
+loop); ``--full`` trains as the shipped model was trained (4,096 steps on both families'
 training functions) and tests on 20 functions; ``--smoke`` is a seconds-long check that it runs
 (what the tests run). Progress goes to stderr, the table to stdout::
 
@@ -115,10 +115,10 @@ def report(results: dict[str, list[dict]]) -> None:
     seeds = sorted({r["function_seed"] for rows in results.values() for r in rows})
     print(f"test function seeds: {seeds}")
     print(
-        "What to look for: 'trained' is the policy this run trained, 'neural-af' the shipped "
-        "one (benchmarks/neural_af_eval.py compares it on 20 functions per family with paired "
-        "intervals); a short run trains too little to beat random, --full trains as the "
-        "shipped model was trained."
+        "What to look for: 'trained' is the policy this run trained (GP-UCB over the "
+        "candidates at the start, adapted by PPO), 'neural-af' the shipped one "
+        "(benchmarks/neural_af_eval.py compares it on 20 functions per family with paired "
+        "intervals); --full trains as the shipped model was trained."
     )
 
 
