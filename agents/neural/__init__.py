@@ -1,0 +1,1 @@
+"""The neural acquisition over control sets (MetaBO-style, meta-trained with PPO)."""

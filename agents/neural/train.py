@@ -1,0 +1,154 @@
+"""Meta-train the neural acquisition with PPO across a problem family's training functions.
+
+Each of the ``n_envs`` environments draws a new training function per episode (a family's
+``-Train-`` id: function seeds the test ids never use); PPO (Stable-Baselines3, Schulman et
+al. 2017) trains :class:`~agents.neural.network.RowPolicy` on :class:`CandidateEnv`'s rows, as
+MetaBO (Volpp et al., ICLR 2020) meta-trains its neural acquisition. The environments step one
+after another in this process (``DummyVecEnv``) and torch runs on one thread, so a seed gives
+the same model on the same machine. The shipped model is this module's defaults::
+
+    python -m agents.neural.train --out agents/neural/models/neural_af.zip
+
+Any field of :class:`TrainConfig` is a flag (``--total-timesteps 20000``, ``--env-ids a,b``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import sys
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import gymnasium as gym
+import torch
+from stable_baselines3 import PPO
+from stable_baselines3.common.callbacks import BaseCallback
+from stable_baselines3.common.monitor import Monitor
+from stable_baselines3.common.vec_env import DummyVecEnv
+
+import bocvs_env  # noqa: F401  (registers the ids)
+from agents.neural.features import FEATURES, FeatureConfig
+from agents.neural.network import RowPolicy
+from agents.neural.wrapper import make_candidate_env
+
+#: The families the shipped model is trained on (their training functions).
+FAMILY_TRAIN_IDS = "bocvs/GPSampleFamily-Train-v1,bocvs/RotatedHartmann3Family-Train-v1"
+
+
+@dataclass
+class TrainConfig:
+    """The training's settings (the shipped model's are the defaults).
+
+    ``env_ids``: comma-separated training ids, assigned to the environments in turn.
+    """
+
+    env_ids: str = FAMILY_TRAIN_IDS
+    budget: float = 5.0
+    cost_set: str = "moderate"
+    total_timesteps: int = 4_096
+    n_envs: int = 4
+    n_steps: int = 128
+    batch_size: int = 128
+    n_epochs: int = 10
+    learning_rate: float = 3e-4
+    ent_coef: float = 0.01
+    hidden: int = 64
+    #: The feature whose column starts the actor as an acquisition (RowNetworks), and its
+    #: initial weight; "" for none (a uniform first policy).
+    prior_feature: str = "ucb_gap"
+    prior_weight: float = 5.0
+    n_candidates: int = FeatureConfig.n_candidates
+    seed: int = 0
+    torch_threads: int = 1
+
+
+def make_envs(config: TrainConfig) -> DummyVecEnv:
+    """The ``n_envs`` training environments (in this process, stepped in turn)."""
+    ids = [i for i in config.env_ids.split(",") if i]
+    if not ids:
+        raise ValueError("env_ids names no environment")
+    features = FeatureConfig(n_candidates=config.n_candidates)
+
+    def thunk(env_id: str) -> Callable[[], gym.Env]:
+        return lambda: Monitor(
+            make_candidate_env(env_id, features, budget=config.budget, cost_set=config.cost_set)
+        )
+
+    return DummyVecEnv([thunk(ids[k % len(ids)]) for k in range(config.n_envs)])
+
+
+class Progress(BaseCallback):
+    """A line on stderr every ``every`` seconds: steps done, rate, mean return of recent
+    episodes."""
+
+    def __init__(self, total: int, every: float = 30.0) -> None:
+        super().__init__()
+        self.total, self.every = total, every
+        self.start = self.last = time.perf_counter()
+
+    def _on_step(self) -> bool:
+        now = time.perf_counter()
+        if now - self.last >= self.every:
+            self.last = now
+            buffer = list(self.model.ep_info_buffer or [])
+            ret = sum(e["r"] for e in buffer) / max(len(buffer), 1)
+            rate = self.num_timesteps / (now - self.start)
+            print(f"  {self.num_timesteps}/{self.total} steps, {rate:.0f}/s, "
+                  f"mean return {ret:.3f} ({len(buffer)} episodes)", file=sys.stderr, flush=True)  # fmt: skip
+        return True
+
+
+def train(config: TrainConfig, progress: bool = True) -> PPO:
+    """PPO with :class:`RowPolicy` on :func:`make_envs`, seeded by ``config.seed``."""
+    torch.set_num_threads(config.torch_threads)
+    torch.manual_seed(config.seed)
+    model = PPO(
+        RowPolicy,
+        make_envs(config),
+        n_steps=config.n_steps,
+        batch_size=config.batch_size,
+        n_epochs=config.n_epochs,
+        learning_rate=config.learning_rate,
+        ent_coef=config.ent_coef,
+        gamma=1.0,  # the return is the episode's best g: no discount
+        policy_kwargs={
+            "hidden": config.hidden,
+            "prior_feature": FEATURES.index(config.prior_feature) if config.prior_feature else None,
+            "prior_weight": config.prior_weight,
+        },
+        seed=config.seed,
+        device="cpu",
+    )
+    callback = Progress(config.total_timesteps) if progress else None
+    return model.learn(total_timesteps=config.total_timesteps, callback=callback)
+
+
+def parse(argv: list[str] | None = None) -> tuple[TrainConfig, str]:
+    """The config from flags (one per field) and the output path."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    for field in dataclasses.fields(TrainConfig):
+        default = getattr(TrainConfig, field.name)
+        parser.add_argument(
+            f"--{field.name.replace('_', '-')}", type=type(default), default=default
+        )
+    parser.add_argument("--out", default="neural_af.zip", help="where to save the model")
+    args = vars(parser.parse_args(argv))
+    out = args.pop("out")
+    return TrainConfig(**args), out
+
+
+def main(argv: list[str] | None = None) -> None:
+    config, out = parse(argv)
+    print(f"# {dataclasses.asdict(config)}", file=sys.stderr)
+    wall, cpu = time.perf_counter(), time.process_time()
+    model = train(config)
+    wall, cpu = time.perf_counter() - wall, time.process_time() - cpu
+    model.save(out)
+    print(f"trained {config.total_timesteps} steps in {wall:.0f} s wall, {cpu:.0f} CPU-s; "
+          f"saved {out}", file=sys.stderr)  # fmt: skip
+
+
+if __name__ == "__main__":
+    main()

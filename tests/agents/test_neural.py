@@ -1,0 +1,153 @@
+"""The neural acquisition: its observation wrapper, the order-invariant policy, the shipped
+agent, and the training's reproducibility."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import gymnasium as gym
+import numpy as np
+import pytest
+import torch
+from gymnasium.utils.env_checker import check_env as gym_check_env
+from stable_baselines3.common.env_checker import check_env as sb3_check_env
+
+import bocvs_env  # noqa: F401  (registers the ids)
+from agents import make_agent
+from agents.neural.agent import NeuralAFAgent, shipped_model
+from agents.neural.features import BOUND, FEATURES, CandidateFeatures, FeatureConfig
+from agents.neural.network import RowPolicy
+from agents.neural.train import TrainConfig, train
+from agents.neural.wrapper import CandidateEnv, make_candidate_env
+from bocvs_env.agent import check_agent
+from bocvs_env.env import unwrap_bocvs
+from bocvs_env.evaluation import run_episode
+
+FAMILY = "bocvs/RotatedHartmann3Family-Train-v1"
+
+
+def test_the_wrapper_passes_gymnasium_and_sb3_checks() -> None:
+    env = make_candidate_env(FAMILY, budget=2.0)
+    gym_check_env(env, skip_render_check=True)
+    sb3_check_env(make_candidate_env(FAMILY, budget=2.0))
+    m, k = env.task.n_sets, FeatureConfig().n_candidates
+    assert env.observation_space.shape == (m * k, len(FEATURES))
+    assert env.action_space == gym.spaces.Discrete(m * k)
+
+
+def test_an_action_plays_its_rows_set_and_query() -> None:
+    env = make_candidate_env(FAMILY, budget=2.0)
+    rows, _ = env.reset(seed=3)
+    assert env.observation_space.contains(rows)
+    row = 5 * FeatureConfig().n_candidates + 2  # set 5, a pool candidate
+    query = env.queries[row].copy()
+    _, reward, _, _, info = env.step(row)
+    assert info["evaluated"] and float(reward) >= 0.0
+    assert [len(c) for c in env.features.costs] == [0, 0, 0, 0, 0, 1, 0]
+    controlled = list(env.task.control_sets[5])
+    np.testing.assert_array_equal(env.features.X[-1][controlled], query[controlled])
+
+
+def test_the_wrapper_needs_the_privileged_reward() -> None:
+    env = CandidateEnv(gym.make(FAMILY, budget=2.0, privileged_info=False))
+    env.reset(seed=0)
+    with pytest.raises(ValueError, match="privileged_info=True"):
+        env.step(0)
+
+
+def rows_of_episode(privileged: bool, steps: int = 4) -> list[np.ndarray]:
+    """The features of the first ``steps`` decisions, fed the info as the env gives it."""
+    env = gym.make(FAMILY, budget=2.0, privileged_info=privileged)
+    obs, info = env.reset(seed=11)
+    features = CandidateFeatures(unwrap_bocvs(env).task)
+    features.reset(info, seed=5)
+    seen = []
+    for _ in range(steps):
+        rows, queries = features.rows()
+        seen.append(rows)
+        r = int(np.argmax(rows[:, FEATURES.index("ucb_gap_per_cost")]))
+        action = {"control_set": int(features.set_of_row[r]), "x": queries[r]}
+        obs, _, terminated, _, info = env.step(action)
+        features.update(obs, info)
+        if terminated:
+            break
+    return seen
+
+
+def test_features_use_public_data_only_and_stay_in_bounds() -> None:
+    with_truth, without = rows_of_episode(True), rows_of_episode(False)
+    assert len(with_truth) == len(without)
+    for a, b in zip(with_truth, without, strict=True):
+        np.testing.assert_array_equal(a, b)
+        assert a.dtype == np.float32 and np.all(np.abs(a) <= BOUND)
+    first = with_truth[0]
+    k = FeatureConfig().n_candidates
+    assert np.all(first[:, FEATURES.index("unplayed")] == 1.0)  # nothing played yet
+    assert np.all(first[::k, FEATURES.index("is_ucb_max")] == 1.0)
+    assert np.all(first[1::k, FEATURES.index("is_mean_max")] == 1.0)
+    # The UCB maximizer's UCB is the set's largest among its candidates.
+    gap = first[:, FEATURES.index("ucb_gap")].reshape(-1, k)
+    assert np.all(gap[:, 0] >= gap.max(axis=1) - 1e-5)
+
+
+def test_the_policy_is_invariant_to_the_order_of_rows() -> None:
+    env = make_candidate_env(FAMILY, budget=2.0)
+    torch.manual_seed(0)
+    policy = RowPolicy(env.observation_space, env.action_space, lambda _: 1e-3)
+    with torch.no_grad():
+        policy.rows.actor_output.weight.normal_()  # logits far from uniform, so a permutation shows
+    rows, _ = env.reset(seed=1)
+    perm = np.random.default_rng(0).permutation(rows.shape[0])
+    obs = torch.as_tensor(np.stack([rows, rows[perm]]))
+    with torch.no_grad():
+        logits = policy.logits(obs).numpy()
+        values = policy.predict_values(obs).numpy()
+    np.testing.assert_allclose(logits[1], logits[0][perm], rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(values[1], values[0], rtol=1e-5, atol=1e-6)
+    assert not np.allclose(logits[0], logits[0][0])
+
+
+def test_the_prior_feature_starts_the_actor_as_that_acquisition() -> None:
+    env = make_candidate_env(FAMILY, budget=2.0)
+    ucb = FEATURES.index("ucb_gap")
+    policy = RowPolicy(
+        env.observation_space, env.action_space, lambda _: 1e-3, prior_feature=ucb, prior_weight=5.0
+    )
+    rows, _ = env.reset(seed=2)
+    with torch.no_grad():
+        logits = policy.logits(torch.as_tensor(rows)[None])[0].numpy()
+    # The MLP's output starts near zero: the logits are 5 x the UCB gap, up to it.
+    np.testing.assert_allclose(logits, 5.0 * rows[:, ucb], atol=0.05)
+    assert int(np.argmax(logits)) == int(np.argmax(rows[:, ucb]))
+
+
+def test_the_shipped_agent_loads_and_plays_an_episode() -> None:
+    assert shipped_model().is_file()
+    assert shipped_model().stat().st_size <= 5 * 2**20
+    agent = make_agent("neural-af")
+    assert isinstance(agent, NeuralAFAgent)
+    check_agent(agent, env_id="bocvs/GPSampleFamily-Test-v1", steps=3, budget=5.0)
+    env = gym.make("bocvs/RotatedHartmann3Family-Test-v1", budget=2.0)
+    record = run_episode(env, agent, seed=100_000)
+    assert record.n_evaluations >= 1
+    assert agent.params() == {"model": None, "deterministic": True, "n_candidates": 8}
+
+
+def test_the_agent_plays_tasks_of_other_sizes_and_refuses_a_missing_model(tmp_path: Path) -> None:
+    with pytest.raises(FileNotFoundError, match="no saved neural-af model"):
+        NeuralAFAgent(model=tmp_path / "missing.zip")
+    agent = NeuralAFAgent(n_candidates=4)  # trained on 7 sets x 8 candidates
+    env = gym.make("bocvs/Hartmann6in12D-Moderate-v1", budget=3.0)
+    record = run_episode(env, agent, seed=0)
+    assert record.n_evaluations >= 1
+    assert agent.features.space.shape == (unwrap_bocvs(env).task.n_sets * 4, len(FEATURES))
+
+
+@pytest.mark.slow
+def test_training_is_reproducible() -> None:
+    config = TrainConfig(total_timesteps=64, n_envs=2, n_steps=32, batch_size=32, n_epochs=2)
+    first = train(config, progress=False).policy.state_dict()
+    again = train(config, progress=False).policy.state_dict()
+    assert first.keys() == again.keys()
+    for key in first:
+        torch.testing.assert_close(first[key], again[key], rtol=0, atol=0)
