@@ -38,8 +38,9 @@ the run or the option, with exit status 2; nothing stored is changed.
 
 Reports (``plot``, ``table``, ``compare``, ``export``, ``publish``) read a store, or a folder
 written by ``publish`` (``--data``), and refuse runs of several code versions
-(:mod:`bocvs_env.benchmark.versions`) unless given ``--allow-mixed-versions``; so does ``run``,
-before it adds runs to a sweep whose stored runs another code version made.
+(:mod:`bocvs_env.benchmark.versions`) or numerics modes unless given ``--allow-mixed-versions``;
+so does ``run``, before it adds runs to a sweep whose stored runs another code version made, or
+to a store whose runs were made in another numerics mode.
 """
 
 from __future__ import annotations
@@ -142,7 +143,8 @@ def _add_report_options(p: argparse.ArgumentParser) -> None:
     _add_sweep_options(p)
     p.add_argument("--data", type=Path, help="read a folder written by bocvs publish, not --store")
     p.add_argument("--allow-mixed-versions", action="store_true",
-                   help="accept runs of several commits or library versions")  # fmt: skip
+                   help="accept runs of several commits, library versions or numerics "
+                        "modes")  # fmt: skip
 
 
 def _sweep(
@@ -284,16 +286,22 @@ def _record_sweep(
     from bocvs_env.benchmark.progress import SweepProgress, progress_mode
     from bocvs_env.benchmark.store import ResultStore
     from bocvs_env.benchmark.sweep import pending_runs, run_sweep
-    from bocvs_env.benchmark.versions import MixedVersionsError, check_one_version, check_resumable
+    from bocvs_env.benchmark.versions import (
+        MixedVersionsError,
+        check_one_version,
+        check_resumable,
+        check_store_numerics,
+    )
     from bocvs_env.numerics import worker_numerics
 
     labels = {c.key(): c.label() for c in sweep.runs()}
     shown = SweepProgress(sweep.name, labels, progress_mode(args.quiet))
     with ResultStore(args.store) as store:
         _check_name(args, sweep, store)
-        if pending_runs(sweep, store)[0]:  # runs to add: beside runs of this code only
-            check_resumable(store.provenances(sweep.keys()), args.allow_mixed_versions)
         numerics = worker_numerics(args.numerics)
+        if pending_runs(sweep, store)[0]:  # runs to add: of this code and the store's mode
+            check_resumable(store.provenances(sweep.keys()), args.allow_mixed_versions)
+            check_store_numerics(store.provenances(), numerics, args.allow_mixed_versions)
         executor = make_executor(args.executor, args.workers, args.ray_address, numerics)
         t0 = time.perf_counter()
         try:
@@ -609,7 +617,8 @@ def build_parser() -> argparse.ArgumentParser:
                           "agent of this published folder (e.g. docs/data; repeatable) on the "
                           "panels the sweep ran, as bocvs compare --baselines")  # fmt: skip
     run.add_argument("--allow-mixed-versions", action="store_true",
-                     help="add runs to a sweep whose stored runs another code version made")  # fmt: skip
+                     help="add runs to a sweep whose stored runs another code version made, "
+                          "or to a store of another numerics mode")  # fmt: skip
     run.add_argument(
         "-q", "--quiet", action="store_true", help="no progress on stderr (failures still are)"
     )

@@ -6,7 +6,9 @@ that ran it) holds ``git_commit`` (the commit of the worker's checkout, see
 :func:`process_commit`) and the installed versions of :data:`KEY_DEPENDENCIES` there. Runs with
 equal commits and equal versions make the same decisions; tables, plots and comparisons mixing
 versions would average different code, so :func:`check_one_version` refuses them unless told
-otherwise.
+otherwise. It refuses, too, runs of several numerics modes (:func:`numerics_mode`: pinned or the
+machine's own kernels, :mod:`bocvs_env.numerics`), and :func:`check_store_numerics` keeps a
+store to one mode.
 """
 
 from __future__ import annotations
@@ -114,15 +116,27 @@ def _listed(counts: Counter[str], unit: str = " runs") -> str:
     return "; ".join(f"{v}: {n}{unit}" for v, n in sorted(counts.items()))
 
 
+def numerics_mode(provenance: Mapping[str, Any]) -> str:
+    """The numerics mode a run was made in (``"reproducible"`` or ``"fast"``); a run recorded
+    before runs kept their mode counts as ``"fast"``, the machine's own kernels, which is what
+    it used."""
+    return str(provenance.get("numerics") or "fast")
+
+
 def versions_line(provenances: Iterable[Mapping[str, Any]]) -> str:
     """The code version of the runs behind a report, said in one line: ``"Runs of 552ba3d
     (numpy 2.4.6, ...): 642."``, or with several versions each with its number of runs (a
-    report made with ``--allow-mixed-versions``, or a comparison across commits)."""
+    report made with ``--allow-mixed-versions``, or a comparison across commits), followed by
+    the numerics modes and their numbers of runs if there are several (``" Numerics modes:
+    fast: 3; reproducible: 2."``)."""
+    provenances = list(provenances)
     counts = Counter(code_version(p) for p in provenances)
+    modes = Counter(numerics_mode(p) for p in provenances)
+    said = f" Numerics modes: {_listed(modes, unit='')}." if len(modes) > 1 else ""
     if len(counts) == 1:
         ((only, n),) = counts.items()
-        return f"Runs of {only}: {n}."
-    return f"Runs of {len(counts)} code versions, {_listed(counts, unit='')}."
+        return f"Runs of {only}: {n}.{said}"
+    return f"Runs of {len(counts)} code versions, {_listed(counts, unit='')}.{said}"
 
 
 def sides_line(mine: Iterable[Mapping[str, Any]], baselines: Iterable[Mapping[str, Any]]) -> str:
@@ -135,17 +149,46 @@ def sides_line(mine: Iterable[Mapping[str, Any]], baselines: Iterable[Mapping[st
 
 
 def check_one_version(provenances: Iterable[Mapping[str, Any]], allow_mixed: bool = False) -> None:
-    """Refuse runs of several code versions (:func:`code_version`), given their provenances,
-    unless ``allow_mixed``.
+    """Refuse runs of several code versions (:func:`code_version`) or numerics modes
+    (:func:`numerics_mode`), given their provenances, unless ``allow_mixed``.
 
     Raises:
-        MixedVersionsError: naming every version found and its number of runs, in one line.
+        MixedVersionsError: naming every version (or mode) found and its number of runs, in
+            one line.
     """
+    provenances = list(provenances)
     counts = Counter(code_version(p) for p in provenances)
     if len(counts) > 1 and not allow_mixed:
         raise MixedVersionsError(
             f"the selected runs come from {len(counts)} code versions ({_listed(counts)}); "
             "select runs of one version, or pass --allow-mixed-versions"
+        )
+    modes = Counter(numerics_mode(p) for p in provenances)
+    if len(modes) > 1 and not allow_mixed:
+        raise MixedVersionsError(
+            f"the selected runs were made in {len(modes)} numerics modes ({_listed(modes)}); "
+            "select runs of one mode, or pass --allow-mixed-versions"
+        )
+
+
+def check_store_numerics(
+    provenances: Iterable[Mapping[str, Any]], mode: str, allow_mixed: bool = False
+) -> None:
+    """Refuse to add runs made in numerics ``mode`` to a store whose runs (their
+    ``provenances``, every sweep's) were made in another mode, unless ``allow_mixed``: a store
+    keeps one mode, so that its reports compare runs of the same kernels.
+
+    Raises:
+        MixedVersionsError: naming the store's modes, their numbers of runs and ``mode``.
+    """
+    others = Counter(m for m in map(numerics_mode, provenances) if m != mode)
+    if others and not allow_mixed:
+        first = min(others)
+        in_modes = "; ".join(f"{n} runs made in {m} numerics" for m, n in sorted(others.items()))
+        raise MixedVersionsError(
+            f"the store holds {in_modes}, and these runs would be {mode}: pass "
+            f"--numerics {first} (or BOCVS_NUMERICS={first}), use another --store, "
+            "or pass --allow-mixed-versions"
         )
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import subprocess
 import sys
+from dataclasses import replace
 from importlib.metadata import version
 from pathlib import Path
 
@@ -27,6 +28,9 @@ from bocvs_env.benchmark.versions import (
 REPO = Path(__file__).resolve().parents[2]
 
 A, B = "a" * 40, "b" * 40 + "+dirty"
+#: The report commands, each with the options it needs ({tmp}: a temporary folder).
+REPORTS = [["table"], ["plot", "--out", "{tmp}/p"], ["compare"], ["export", "--out", "{tmp}/r.csv"],
+           ["publish", "--out", "{tmp}/data"]]  # fmt: skip
 
 
 def test_runs_record_the_key_library_versions(tiny_results: list[RunResult]) -> None:
@@ -56,27 +60,33 @@ def test_code_version_names_missing_libraries() -> None:
     assert all(lib in text for lib in KEY_DEPENDENCIES)
 
 
+def _stored(path: Path, *results: RunResult) -> Path:
+    """A store at ``path`` holding ``results`` in sweep ``tiny``."""
+    with ResultStore(path) as store:
+        for result in results:
+            store.add(result, sweep="tiny")
+    return path
+
+
 @pytest.fixture
 def mixed_store(store_path: Path, tiny_results: list[RunResult]) -> Path:
     """Seed 0 recorded at one commit, seed 1 at another (dirty) one."""
-    with ResultStore(store_path) as store:
-        store.add(at_commit(tiny_results[0], A), sweep="tiny")
-        store.add(at_commit(tiny_results[1], B), sweep="tiny")
-    return store_path
+    return _stored(store_path, at_commit(tiny_results[0], A), at_commit(tiny_results[1], B))
 
 
-@pytest.mark.parametrize(
-    "command",
-    [["table"], ["plot", "--out", "{tmp}/p"], ["compare"], ["export", "--out", "{tmp}/r.csv"],
-     ["publish", "--out", "{tmp}/data"]],
-)  # fmt: skip
+def _refused(command: list[str], store: Path, tmp: Path, capsys: pytest.CaptureFixture[str]) -> str:
+    """The one-line error of report ``command`` on ``store``, which it must refuse (status 2)."""
+    assert main([a.format(tmp=tmp) for a in command] + ["--store", str(store)]) == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1
+    return err
+
+
+@pytest.mark.parametrize("command", REPORTS)
 def test_reports_refuse_a_store_of_two_commits(
     mixed_store: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str], command: list[str]
 ) -> None:
-    argv = [a.format(tmp=tmp_path) for a in command] + ["--store", str(mixed_store)]
-    assert main(argv) == 2
-    err = capsys.readouterr().err.strip()
-    assert len(err.splitlines()) == 1
+    err = _refused(command, mixed_store, tmp_path, capsys)
     assert "2 code versions" in err and "--allow-mixed-versions" in err
     assert "aaaaaaa (numpy" in err and "bbbbbbb+dirty (numpy" in err
 
@@ -195,3 +205,66 @@ def test_code_made_outside_a_checkout_is_known_by_its_version(
 ) -> None:
     monkeypatch.setattr(versions, "process_commit", lambda: None)
     assert this_version().startswith(f"bocvs {bocvs_env.__version__} (numpy ")
+
+
+def in_mode(result: RunResult, mode: str | None) -> RunResult:
+    """``result`` as if made in numerics ``mode`` (``None``: before runs recorded a mode)."""
+    provenance = {k: v for k, v in result.provenance.items() if k != "numerics"}
+    return replace(
+        result, provenance=provenance if mode is None else {**provenance, "numerics": mode}
+    )
+
+
+@pytest.fixture
+def two_modes_store(store_path: Path, tiny_results: list[RunResult]) -> Path:
+    """Seed 0 made in fast numerics, seed 1 in reproducible numerics, by this code."""
+    fast, reproducible = in_mode(tiny_results[0], "fast"), in_mode(tiny_results[1], "reproducible")
+    return _stored(store_path, fast, reproducible)
+
+
+@pytest.mark.parametrize("command", REPORTS)
+def test_reports_refuse_runs_of_two_numerics_modes(
+    two_modes_store: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str], command: list[str]
+) -> None:
+    err = _refused(command, two_modes_store, tmp_path, capsys)
+    assert "2 numerics modes (fast: 1 runs; reproducible: 1 runs)" in err
+    assert "--allow-mixed-versions" in err
+
+
+def test_a_report_told_to_mix_modes_says_so(
+    two_modes_store: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["table", "--store", str(two_modes_store), "--allow-mixed-versions"]) == 0
+    first = capsys.readouterr().out.splitlines()[0]
+    assert first.endswith(" Numerics modes: fast: 1; reproducible: 1.")
+
+
+def test_runs_that_recorded_no_mode_count_as_fast(
+    tmp_path: Path, tiny_results: list[RunResult], capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert versions.numerics_mode({}) == "fast"  # the machine's own kernels
+    for other, status in (("fast", 0), ("reproducible", 2)):
+        runs = in_mode(tiny_results[0], None), in_mode(tiny_results[1], other)
+        path = _stored(tmp_path / f"{other}.db", *runs)
+        assert main(["table", "--store", str(path)]) == status
+    out, err = capsys.readouterr()
+    assert "Numerics" not in out  # one mode: nothing to say
+    assert "(fast: 1 runs; reproducible: 1 runs)" in err
+
+
+def test_run_refuses_to_add_runs_of_another_mode_to_a_store(
+    store_path: Path, tiny_results: list[RunResult], capsys: pytest.CaptureFixture[str]
+) -> None:
+    with ResultStore(store_path) as store:  # another sweep's run, made before modes were kept
+        store.add(in_mode(tiny_results[0], None), sweep="earlier")
+    argv = ["run", "--problems", "hartmann3", "--agents", "random", "--budgets", "3"]
+    argv += ["--seeds", "1-1", "--store", str(store_path), "--no-plot", "-q"]
+    assert main([*argv, "--numerics", "reproducible"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1
+    assert "1 runs made in fast numerics" in err and "--numerics fast" in err
+    with ResultStore(store_path, readonly=True) as store:
+        assert len(store) == 1 and list(store.sweeps()) == []  # nothing run, nothing stored
+    assert main([*argv, "--numerics", "fast"]) == 0  # in the store's mode: added
+    with ResultStore(store_path, readonly=True) as store:
+        assert len(store) == 2
