@@ -325,6 +325,12 @@ class AgentConfig:
             exact=exact,
         )
 
+    def polish_samples(self) -> int | None:
+        """The acquisition's ``polish_samples``: ``None`` (all) where there are no more
+        samples than that."""
+        n = self.computation.polish_samples
+        return None if n is None or n >= self.acquisition.n_samples else n
+
     def params(self) -> dict[str, Any]:
         """The flat keyword parameters that build this configuration again (JSON-able)."""
         parts = (self.rules, self.surrogate, self.acquisition, self.computation)

@@ -209,7 +209,7 @@ def agent_page(name: str, target: str) -> str:
 
 def _policy(cls: Any) -> Any:
     """The class an entry point's object builds: the object itself, or for a named preset of a
-    policy (:class:`agents.policies.etc.ETCPreset`) its ``policy``."""
+    policy (:class:`agents.policies.presets.Preset`) its ``policy``."""
     return getattr(cls, "policy", cls)
 
 

@@ -1,10 +1,22 @@
-"""UCB-CVS of Tay et al. (NeurIPS 2023) with true or estimated costs, and the AAAI paper's
-ETC-50 variant."""
+"""UCB-CVS of Tay et al. (NeurIPS 2023) with true or estimated costs, as one policy
+(:class:`UCBCVSAgent`) and a table of named presets (:data:`PRESETS`).
+
+The policy's one part, chosen by its rules (:meth:`CVSRules.parts`), is the **cost source**:
+the mean costs the rule compares (:class:`KnownCosts`, the true ones given;
+:class:`RunningMeanCosts`, the running means of the observed costs).
+
+- ``ucb-cvs``: the true mean costs, a privileged parameter the benchmark grants.
+- ``ucb-cvs-est``: the running means (no privileged information).
+
+ETC-50, which the AAAI paper calls "a variant of UCB-CVS", is a preset of UCB-PSQ
+(:data:`agents.policies.psq.PRESETS`); it is importable from here as before.
+"""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import ClassVar, Literal
+from typing import Any, ClassVar, Literal, Protocol
 
 import numpy as np
 
@@ -12,16 +24,50 @@ from agents.base import Action, Observation
 from agents.config import EXACT, Computation, Rules, check_choice
 from agents.costs.estimates import mean_costs
 from agents.policies.model_based import ModelBasedAgent
-from agents.policies.psq import PSQRules, UCBPSQAgent
-from agents.rules.set_selection import (
-    cheapest_within_epsilon,
-    cvs_epsilon,
-    etc50_group,
-    size_groups,
-)
+from agents.policies.presets import Preset, preset_table
+from agents.policies.psq import ROUNDS_PER_GROUP, ETC50Agent, ETC50Rules
+from agents.rules.set_selection import cheapest_within_epsilon, cvs_epsilon, size_groups
 
-#: Rounds per group of ETC-50, and the unit of UCB-CVS's default cutoff.
-ROUNDS_PER_GROUP = 50
+__all__ = [
+    "PRESETS",
+    "CVSRules",
+    "ETC50Agent",
+    "ETC50Rules",
+    "EstimatedCostUCBCVSAgent",
+    "KnownCosts",
+    "RunningMeanCosts",
+    "UCBCVSAgent",
+]
+
+
+class CostSource(Protocol):
+    """The mean costs UCB-CVS's rule compares."""
+
+    def __call__(self, agent: ModelBasedAgent) -> np.ndarray:
+        """``(m,)`` mean costs, one per control set."""
+
+
+class KnownCosts:
+    """The true mean costs given as the ``costs`` parameter (privileged information).
+
+    Args:
+        costs: ``m`` mean costs, one per control set.
+    """
+
+    def __init__(self, costs: tuple[float, ...]) -> None:
+        self.costs = costs
+
+    def __call__(self, agent: ModelBasedAgent) -> np.ndarray:
+        return np.asarray(self.costs)
+
+
+class RunningMeanCosts:
+    """The running mean of each set's observed costs, a set not yet played counting as free
+    (optimistic cost 0, so that it is tried as soon as its ``v_i`` is within ``eps_t`` of the
+    best, instead of paying for every set up front)."""
+
+    def __call__(self, agent: ModelBasedAgent) -> np.ndarray:
+        return np.nan_to_num(mean_costs(agent.cost_sums, agent.plays), nan=0.0)
 
 
 @dataclass(frozen=True)
@@ -55,6 +101,13 @@ class CVSRules(Rules):
                 "use 'ucb-cvs-est' to estimate them instead"
             )
 
+    def parts(self) -> CostSource:
+        """The policy's part: the given ``costs`` (``cost_source="true"``), else the running
+        means (``"estimated"``)."""
+        if self.costs is None:
+            return RunningMeanCosts()
+        return KnownCosts(self.costs)
+
 
 class UCBCVSAgent(ModelBasedAgent):
     """Plays the cheapest set whose optimistic value is within ``eps_t`` of the best.
@@ -68,7 +121,7 @@ class UCBCVSAgent(ModelBasedAgent):
     UCB-CVS assumes known costs: this class takes the TRUE mean costs as the ``costs``
     parameter (the benchmark passes the problem's cost means; :meth:`params` records
     ``cost_source="true"``). It is the one built-in agent given privileged information, as in
-    its paper. :class:`EstimatedCostUCBCVSAgent` is the fair variant.
+    its paper. ``ucb-cvs-est`` (:data:`EstimatedCostUCBCVSAgent`) is the fair variant.
 
     The default ``cutoff`` is 50 rounds per ETC-50 group of the task (:func:`size_groups`: 100
     rounds on every problem of the papers), so that UCB-CVS and ETC-50 spend a comparable number
@@ -82,6 +135,8 @@ class UCBCVSAgent(ModelBasedAgent):
     the check holds; the fast options (:data:`agents.config.FAST_SETTINGS`) are options.
 
     Args:
+        preset: the registered name whose rules and computation the parameters are given over
+            (:data:`PRESETS`; ``None`` is ``"ucb-cvs"``).
         cost_source: ``"true"`` (the default): compare the ``costs`` given;
             ``"estimated"``: compare the running means of the observed costs.
         costs: ``m`` mean costs, one per control set (with ``cost_source="true"``).
@@ -98,6 +153,10 @@ class UCBCVSAgent(ModelBasedAgent):
     #: The benchmark grants the problem's true mean costs as ``costs``.
     privileged_params: ClassVar[tuple[str, ...]] = ("costs",)
 
+    def __init__(self, preset: str | None = None, **params: Any) -> None:
+        super().__init__(preset, **params)
+        self.cost_means = self.rules.parts()
+
     def start(self) -> None:
         super().start()
         costs = self.rules.costs
@@ -107,13 +166,8 @@ class UCBCVSAgent(ModelBasedAgent):
         self._cutoff = self.rules.cutoff or ROUNDS_PER_GROUP * max(len(groups), 1)
 
     def current_costs(self) -> np.ndarray:
-        """The mean costs the rule compares, ``(m,)``: the true ones given, or the running mean
-        of each set's observed costs, a set not yet played counting as free (optimistic cost
-        0, so that it is tried as soon as its ``v_i`` is within ``eps_t`` of the best, instead
-        of paying for every set up front)."""
-        if self.rules.costs is None:
-            return np.nan_to_num(mean_costs(self.cost_sums, self.plays), nan=0.0)
-        return np.asarray(self.rules.costs)
+        """The mean costs the rule compares, ``(m,)`` (the cost source's)."""
+        return self.cost_means(self)
 
     def decide(self, observation: Observation) -> Action:
         t = int(self.plays.sum())
@@ -128,62 +182,26 @@ class UCBCVSAgent(ModelBasedAgent):
         return {"control_set": i, "x": self.played(i, maxima[i][1])}
 
 
-class EstimatedCostUCBCVSAgent(UCBCVSAgent):
-    """UCB-CVS on the running mean of each set's observed costs (no privileged information):
-    :class:`UCBCVSAgent` with ``cost_source="estimated"``."""
+#: The registered names of the policy: name -> its preset.
+PRESETS: Mapping[str, Preset[UCBCVSAgent]] = preset_table(
+    Preset(
+        "ucb-cvs",
+        UCBCVSAgent,
+        CVSRules(),
+        EXACT,
+        "UCB-CVS of Tay et al. (2023), given the true mean costs.",
+        required_params=("costs",),
+        privileged_params=("costs",),
+    ),
+    Preset(
+        "ucb-cvs-est",
+        UCBCVSAgent,
+        CVSRules(cost_source="estimated"),
+        EXACT,
+        "UCB-CVS on the running mean of each set's observed costs (no privileged information).",
+    ),
+)
+UCBCVSAgent.presets = PRESETS
 
-    name = "ucb-cvs-est"
-    default_rules: ClassVar[CVSRules] = CVSRules(cost_source="estimated")
-    required_params = ()
-    privileged_params = ()
-
-
-@dataclass(frozen=True)
-class ETC50Rules(PSQRules):
-    """ETC-50's rules (:class:`ETC50Agent` documents each) and UCB-PSQ's."""
-
-    rounds_per_group: int = ROUNDS_PER_GROUP
-    positional_size: int = 3
-
-    def __post_init__(self) -> None:
-        if self.rounds_per_group < 1:
-            raise ValueError(f"rounds_per_group must be >= 1, got {self.rounds_per_group!r}")
-        if self.positional_size < 1:
-            raise ValueError(f"positional_size must be >= 1, got {self.positional_size!r}")
-
-
-class ETC50Agent(UCBPSQAgent):
-    """The AAAI paper's ETC-50: UCB-CVS's plays grouped by set size, then UCB-PSQ.
-
-    Groups (:func:`agents.rules.set_selection.size_groups`): sets of equal size, smallest first; the full
-    set is not a group; when every set has the same size (airfoil), consecutive runs of three
-    sets by position. The agent plays ``rounds_per_group`` rounds per group, each time
-    ``argmax over (i in group, x^i) of E[u]``, then behaves as :class:`UCBPSQAgent`. Rounds
-    count evaluations, not spend.
-
-    Args:
-        rounds_per_group: rounds played in each group (the paper: 50).
-        positional_size: the run length of positional groups.
-        **psq: the options of :class:`UCBPSQAgent` (``prefer_full_set`` and the model's).
-
-    Its defaults are the exact settings (:data:`agents.config.EXACT_SETTINGS`), as
-    TS-PSQ's: in the fast options' paired quality check on the grid (5 seeds) the fast options made its final
-    simple regret worse on 3 of the 8 panels with cheap costs, most on ackley6 in 12-D with
-    variance 0.04 (+1.11, 95% interval [0.64, 1.59]); benchmarks/README.md, "The defaults:
-    the fast options' quality check".
-    """
-
-    name = "etc-50"
-    default_rules: ClassVar[ETC50Rules] = ETC50Rules()
-    default_computation: ClassVar[Computation] = EXACT
-    rules: ETC50Rules
-
-    def start(self) -> None:
-        super().start()
-        self._groups = size_groups(
-            self.task.control_sets, self.task.dim, self.rules.positional_size
-        )
-
-    def decide(self, observation: Observation) -> Action:
-        group = etc50_group(int(self.plays.sum()), self._groups, self.rules.rounds_per_group)
-        return super().decide(observation) if group is None else self.play_best(group)
+#: The preset by the name the entry points and ``agents`` give it.
+EstimatedCostUCBCVSAgent = PRESETS["ucb-cvs-est"]

@@ -20,7 +20,7 @@ its keyword parameters are given over.
   sweep shows what each change buys alone (docs/agents/fetc_ablation.md).
 
 ETC-50, the AAAI paper's "variant of UCB-CVS", is not a preset here: it never commits by
-bounds, and is a UCB-PSQ variant (:class:`agents.policies.cvs.ETC50Agent`;
+bounds, and is a preset of UCB-PSQ (:data:`agents.policies.psq.PRESETS`;
 docs/design/composed-policy.md).
 """
 
@@ -41,7 +41,6 @@ from agents.base import Action, Observation
 from agents.config import (
     FAST_SETTINGS,
     FRUGAL_COMPUTE,
-    AgentConfig,
     Computation,
     Rules,
     check_choice,
@@ -68,6 +67,7 @@ from agents.policies.etc_strategies import (
     ValueBound,
 )
 from agents.policies.model_based import ModelBasedAgent
+from agents.policies.presets import Preset, preset_table
 from agents.rules.set_selection import halving_alpha, intersect_bounds, maximal_sets
 from bocvs_env.checks import check_positive_integers
 
@@ -312,7 +312,7 @@ class ETCAgent(ModelBasedAgent):
 
     Args:
         preset: the registered name whose rules and computation the parameters are given over
-            (:data:`PRESETS`; ``"etc"``, Algorithm 1, by default).
+            (:data:`PRESETS`; ``None`` is ``"etc"``, Algorithm 1).
         **params: the preset's rules (:class:`ETCRules`, :class:`FETCRules`), its computation
             (:class:`ETCComputation`) and the model options of
             :class:`~agents.policies.model_based.ModelBasedAgent` (``beta = 2`` by default, as the
@@ -325,16 +325,9 @@ class ETCAgent(ModelBasedAgent):
     rules: ETCRules
     computation: ETCComputation
 
-    def __init__(self, preset: str = "etc", **params: Any) -> None:
-        if preset not in PRESETS:
-            raise ValueError(f"unknown preset {preset!r}; expected one of {sorted(PRESETS)}")
-        self.preset = PRESETS[preset]
-        self.name = preset
-        super().__init__(**params)
+    def __init__(self, preset: str | None = None, **params: Any) -> None:
+        super().__init__(preset, **params)
         self.parts = self.rules.parts()
-
-    def defaults(self) -> tuple[ETCRules, ETCComputation]:
-        return self.preset.rules, self.preset.computation
 
     def start(self) -> None:
         rule = self.parts.exploration.relevance
@@ -445,31 +438,6 @@ class ETCAgent(ModelBasedAgent):
         return out
 
 
-@dataclass(frozen=True)
-class ETCPreset:
-    """A registered name of the explore-then-commit family: :class:`ETCAgent` with ``rules``
-    and ``computation`` as the defaults of its keyword parameters. Calling it builds the agent
-    (the entry points name these objects); :meth:`param_names` lists the parameters it takes.
-    """
-
-    name: str
-    rules: ETCRules
-    computation: ETCComputation
-    #: One line: what the preset is, for the documentation's agent table.
-    summary: str
-    required_params: ClassVar[tuple[str, ...]] = ()
-    privileged_params: ClassVar[tuple[str, ...]] = ()
-    #: The policy a preset builds.
-    policy: ClassVar[type[ETCAgent]] = ETCAgent
-
-    def __call__(self, **params: Any) -> ETCAgent:
-        return ETCAgent(preset=self.name, **params)
-
-    def param_names(self) -> set[str]:
-        """The keyword parameters the agent takes."""
-        return AgentConfig.parameter_names(type(self.rules), type(self.computation))
-
-
 #: The ablation agents: name -> (what it is, the one switch that differs from ETC's, none
 #: for ``etc-bounded``); each is :data:`ETC_RULES` with that switch and FETC's computation.
 ABLATIONS: Mapping[str, tuple[str, dict[str, Any]]] = MappingProxyType(
@@ -492,16 +460,15 @@ COMPONENTS: Mapping[str, dict[str, Any]] = MappingProxyType(
 )
 
 #: The registered names of the explore-then-commit family: name -> its preset.
-PRESETS: Mapping[str, ETCPreset] = MappingProxyType(
-    {
-        "etc": ETCPreset("etc", ETCRules(), ETC_EXACT, "Algorithm 1 of Hoang, Nguyen & Tran."),
-        "fetc": ETCPreset("fetc", FETCRules(), ETC_FRUGAL, "Frugal explore-then-commit (FETC)."),
-        **{
-            name: ETCPreset(name, replace(ETC_RULES, **component), ETC_FRUGAL, summary)
-            for name, (summary, component) in ABLATIONS.items()
-        },
-    }
+PRESETS: Mapping[str, Preset[ETCAgent]] = preset_table(
+    Preset("etc", ETCAgent, ETCRules(), ETC_EXACT, "Algorithm 1 of Hoang, Nguyen & Tran."),
+    Preset("fetc", ETCAgent, FETCRules(), ETC_FRUGAL, "Frugal explore-then-commit (FETC)."),
+    *(
+        Preset(name, ETCAgent, replace(ETC_RULES, **component), ETC_FRUGAL, summary)
+        for name, (summary, component) in ABLATIONS.items()
+    ),
 )
+ETCAgent.presets = PRESETS
 
 #: The presets by the names the entry points and ``agents`` give them.
 FETCAgent = PRESETS["fetc"]

@@ -17,7 +17,8 @@ strings are read):
   :class:`ThompsonQuery`).
 
 The computation preset (:data:`agents.policies.etc.ETC_EXACT`, ``ETC_FAST``, ``ETC_FRUGAL``) is the
-fifth part, chosen with the rules by a named preset (:data:`agents.policies.etc.PRESETS`). The parts
+fifth part, chosen with the rules by a named preset (:data:`agents.policies.etc.PRESETS`, of
+:class:`agents.policies.presets.Preset`). The parts
 read and call the agent's public members only.
 """
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import math
 from abc import abstractmethod
 from collections.abc import Callable, Mapping, Sequence
+from types import MappingProxyType
 from typing import Any, ClassVar
 
 import numpy as np
@@ -24,6 +25,7 @@ from agents.config import (
     Rules,
     SurrogateConfig,
 )
+from agents.policies.presets import Preset, preset_named
 from agents.rules.set_selection import full_set
 from agents.surrogate import GPSurrogate, SamplePath
 
@@ -41,6 +43,9 @@ class ModelBasedAgent(BaseAgent):
     (``hold``).
 
     Args:
+        preset: the name of one of the class's :attr:`presets`, whose rules and computation
+            the parameters are given over (the agent takes its name); ``None``: the class's
+            ``default_rules`` and ``default_computation``.
         exact: ``True`` sets the computation's
             :attr:`~agents.config.Computation.exact_settings` (:data:`EXACT_SETTINGS`; ETC's
             also ``lcb_tracking``): the computations as first implemented, before the fast
@@ -56,18 +61,20 @@ class ModelBasedAgent(BaseAgent):
     #: The computation preset: :data:`~agents.config.FAST` here; a policy overrides it (ETC's
     #: is :data:`~agents.config.EXACT`, FETC's :data:`~agents.config.FRUGAL`).
     default_computation: ClassVar[Computation] = FAST
+    #: The policy's named presets (:func:`~agents.policies.presets.preset_table`), if any.
+    presets: ClassVar[Mapping[str, Preset[Any]]] = MappingProxyType({})
 
-    def __init__(self, **params: Any) -> None:
+    def __init__(self, preset: str | None = None, **params: Any) -> None:
         super().__init__()
-        self.config = AgentConfig.from_params(*self.defaults(), params)
+        rules, computation = self.default_rules, self.default_computation
+        if preset is not None:
+            chosen = preset_named(self.presets, preset, type(self).__name__)
+            self.name, rules, computation = chosen.name, chosen.rules, chosen.computation
+        self.config = AgentConfig.from_params(rules, computation, params)
         self.surrogate_options: SurrogateConfig = self.config.surrogate
         self.acquisition_options: AcquisitionConfig = self.config.acquisition
         self.computation: Computation = self.config.computation
         self.rules: Rules = self.config.rules
-
-    def defaults(self) -> tuple[Rules, Computation]:
-        """The rules and computation the keyword parameters are given over (a preset's)."""
-        return self.default_rules, self.default_computation
 
     @classmethod
     def param_names(cls) -> set[str]:
@@ -110,7 +117,7 @@ class ModelBasedAgent(BaseAgent):
         self.optimizer = SetOptimizer(
             n_restarts=min(opts.n_restarts, opts.raw_samples),  # at most one per candidate
             maxiter=opts.maxiter,
-            polish_samples=self._polish_samples(),
+            polish_samples=self.config.polish_samples(),
         )
         self._maximizers: dict[int, list[np.ndarray]] = {}
         self._stride = 1
@@ -137,15 +144,6 @@ class ModelBasedAgent(BaseAgent):
     def hold_spend(self) -> float:
         """The spend a decision is held for: ``hold`` times the budget (0 without ``hold``)."""
         return 0.0 if self.computation.hold is None else self.computation.hold * self.task.budget
-
-    def _polish_samples(self) -> int | None:
-        """The acquisition's ``polish_samples``: ``None`` (all) where there are no more samples."""
-        if (
-            self.computation.polish_samples is None
-            or self.computation.polish_samples >= self.acquisition_options.n_samples
-        ):
-            return None
-        return self.computation.polish_samples
 
     def _refit(self) -> None:
         n = self.y.size
@@ -227,7 +225,11 @@ class ModelBasedAgent(BaseAgent):
         every variable has no random inputs, so its samples are one query and ``x`` is kept.
         """
         full = i == full_set(self.task.control_sets, self.task.dim)
-        if full or not self.acquisition_options.polish_played or self._polish_samples() is None:
+        if (
+            full
+            or not self.acquisition_options.polish_played
+            or self.config.polish_samples() is None
+        ):
             return x
         estimator = self.acquisition.estimator(self.surrogate, bound, self.acquisition_options.beta)
         ((_, z),) = self.optimizer.polish_from(estimator, [i], [x], all_samples=True)
