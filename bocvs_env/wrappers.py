@@ -6,7 +6,7 @@ Stable-Baselines3 (and most deep-RL code) wants one ``Box`` action and one ``Box
 observation by a flat vector of episode statistics (:class:`HistoryFeatures`) that gives a
 memoryless policy enough history to act. :func:`make_sb3_env` applies both to a registered id.
 
-The mappings are plain functions and a plain class, so that :class:`agents.sb3.SB3Agent` runs a
+The mappings are plain functions and a plain class, so that :class:`agents.policies.sb3.SB3Agent` runs a
 trained policy through the exact same transforms inside :func:`~bocvs_env.evaluation.run_episode`.
 """
 

@@ -88,7 +88,7 @@ class ExpectedAcquisition:
             to pre-refine, the best ``n_polish`` screened starts.
 
     The defaults here are the exact computations; the agents pass every option explicitly, with
-    defaults of their own (:class:`~agents.model_based.ModelBasedAgent`). How many starts are
+    defaults of their own (:class:`~agents.policies.model_based.ModelBasedAgent`). How many starts are
     refined, for how many iterations and on how many samples is the optimizer's
     (:class:`~agents.acquisition.SetOptimizer`).
     """

@@ -56,8 +56,9 @@ def batched_lbfgsb(
         optimizer stopped without a value).
 
     Raises:
-        Whatever ``values_and_grads`` or an optimizer raises (every optimizer is stopped first).
         ValueError: for a ``batch_limit`` that is not a positive integer.
+        Exception: whatever ``values_and_grads`` or an optimizer raises (every optimizer is
+            stopped first).
     """
     if batch_limit is not None and not (isinstance(batch_limit, int) and batch_limit >= 1):
         raise ValueError(f"batch_limit must be None or a positive integer, got {batch_limit!r}")

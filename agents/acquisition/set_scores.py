@@ -1,7 +1,7 @@
 """An acquisition given as a differentiable score per set: e.g. expected improvement of a set's
-value ``g_i`` (:class:`agents.cost_ei.CostCooledEIAgent`) or the confidence bounds of ``g_i``
-(:class:`agents.fetc.FETCAgent` with ``value_bounds="integral"``), from
-:mod:`agents.expected_posterior`.
+value ``g_i`` (:class:`agents.policies.cost_ei.CostCooledEIAgent`) or the confidence bounds of
+``g_i`` (the ``fetc`` preset of :class:`agents.policies.etc.ETCAgent` with
+``value_bounds="integral"``), from :mod:`agents.expected_posterior`.
 
 Maximized by :class:`~agents.acquisition.SetOptimizer` as a plain multi-start search: the
 candidates screened on the score itself, the best refined by L-BFGS-B one start at a time,

@@ -90,7 +90,7 @@ class GPSurrogate(FactorizedPosterior):
 
     The defaults here are the exact computations (and the reference codes' fixed mode). The
     agents pass every option explicitly, with defaults of their own: the fast options
-    and the fitted mode (:class:`~agents.model_based.ModelBasedAgent`, the one home of the
+    and the fitted mode (:class:`~agents.policies.model_based.ModelBasedAgent`, the one home of the
     agents' defaults).
     """
 
