@@ -47,6 +47,7 @@ class CostSource(Protocol):
         """``(m,)`` mean costs, one per control set."""
 
 
+@dataclass(frozen=True)
 class KnownCosts:
     """The true mean costs given as the ``costs`` parameter (privileged information).
 
@@ -54,13 +55,13 @@ class KnownCosts:
         costs: ``m`` mean costs, one per control set.
     """
 
-    def __init__(self, costs: tuple[float, ...]) -> None:
-        self.costs = costs
+    costs: tuple[float, ...]
 
     def __call__(self, agent: ModelBasedAgent) -> np.ndarray:
         return np.asarray(self.costs)
 
 
+@dataclass(frozen=True)
 class RunningMeanCosts:
     """The running mean of each set's observed costs, a set not yet played counting as free
     (optimistic cost 0, so that it is tried as soon as its ``v_i`` is within ``eps_t`` of the

@@ -52,6 +52,7 @@ class Score(Protocol):
         """This round's function (a bound's name, or a sample path ``n x d -> n``)."""
 
 
+@dataclass(frozen=True)
 class UCBScore:
     """UCB-PSQ's score: the upper confidence bound ``u_{t-1} = mean + beta * std``."""
 
@@ -59,6 +60,7 @@ class UCBScore:
         return "ucb"
 
 
+@dataclass(frozen=True)
 class ThompsonScore:
     """TS-PSQ's score: one posterior sample path per round (Thompson sampling).
 
