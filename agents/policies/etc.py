@@ -55,20 +55,25 @@ from agents.policies.etc_strategies import (
     ETCParts,
     ExploitQuery,
     Exploration,
+    ExploreChoice,
     HoeffdingCostBound,
     IntersectedBounds,
+    RangeTolerance,
+    RelativeTolerance,
     RelevanceMeter,
     RelevanceRule,
     RoundRobin,
     SetValueBounds,
     SpendBalanced,
     ThompsonQuery,
+    Tolerance,
     UCBQuery,
     ValueBound,
 )
+from agents.policies.grouped_exploration import GroupedExploration
 from agents.policies.model_based import ModelBasedAgent
 from agents.policies.presets import Preset, preset_table
-from agents.rules.set_selection import halving_alpha, intersect_bounds, maximal_sets
+from agents.rules.set_selection import intersect_bounds, maximal_sets
 from bocvs_env.checks import check_positive_integers
 
 #: The values of ETC's ``lcb_tracking`` option.
@@ -153,7 +158,7 @@ class ETCRules(Rules):
 
     def parts(self) -> ETCParts:
         """The policy's parts: Algorithm 1's."""
-        return ALGORITHM_1
+        return replace(ALGORITHM_1, tolerance=RelativeTolerance(self.alpha0, self.halve_every))
 
 
 @dataclass(frozen=True)
@@ -259,7 +264,8 @@ class FETCRules(ETCRules):
             else BernsteinCostBound(self.cost_range)
         )
         query: ExploitQuery = UCBQuery() if self.exploit_query == "ucb" else ThompsonQuery()
-        return ETCParts(exploration, cost_bound, value_bound, query)
+        tolerance = RelativeTolerance(self.alpha0, self.halve_every)
+        return ETCParts(exploration, cost_bound, value_bound, query, tolerance)
 
 
 #: The switches that turn every FETC component off: FETC with these is ETC (Algorithm 1) with
@@ -277,6 +283,81 @@ ETC_SWITCHES: Mapping[str, Any] = MappingProxyType(
 
 #: The rules of FETC with every component switched off: ETC's rules.
 ETC_RULES = FETCRules(**ETC_SWITCHES)
+
+
+@dataclass(frozen=True)
+class GETCRules(ETCRules):
+    """GETC's rules (docs/agents/getc.md): FETC's empirical-Bernstein cost bounds, bounds of
+    each set's value and Thompson-sampling queries, with exploration by groups of equally sized
+    sets, a tolerance on the range of ``y`` halved per spend, and distinct queries in a held
+    decision. Each change has a switch whose other value is FETC's (or Algorithm 1's), for the
+    ablation.
+
+    Args:
+        exploration: ``"groups"`` (:class:`~agents.policies.grouped_exploration.GroupedExploration`)
+            or ``"spend"`` (FETC's :class:`~agents.policies.etc_strategies.SpendBalanced`).
+        rounds_per_group: the most exploration rounds per group (ETC-50's 50).
+        positional_size: the group size where every set has the same size (ETC-50's 3).
+        eliminate: in exploration, skip sets whose ``max E[u]`` is below the largest
+            ``max E[l]``.
+        tolerance: ``"range"`` (:class:`~agents.policies.etc_strategies.RangeTolerance`) or
+            ``"relative"`` (Algorithm 1's, :class:`~agents.policies.etc_strategies.RelativeTolerance`).
+        halve_spend: with ``"range"``, the share of the budget spent in exploitation per
+            halving of ``alpha``.
+        distinct_replays: each play of a held decision is a fresh Thompson query, not a replay.
+        spend_exponent: with ``exploration="spend"``, FETC's ``p``.
+        cost_range: the Bernstein bound's known cost range (``None``: each set's observed).
+        n_refine: the screened candidates per set whose value bound is refined by L-BFGS-B.
+    """
+
+    exploration: Literal["groups", "spend"] = "groups"
+    rounds_per_group: int = 50
+    positional_size: int = 3
+    eliminate: bool = True
+    tolerance: Literal["range", "relative"] = "range"
+    halve_spend: float = 0.1
+    distinct_replays: bool = True
+    spend_exponent: float = 0.5
+    cost_range: float | None = None
+    n_refine: int = 2
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        check_choice("exploration", self.exploration, ("groups", "spend"))
+        check_choice("tolerance", self.tolerance, ("range", "relative"))
+        check_positive_integers(
+            rounds_per_group=self.rounds_per_group,
+            positional_size=self.positional_size,
+            n_refine=self.n_refine,
+        )
+        if not 0.0 < self.halve_spend <= 1.0:
+            raise ValueError(f"halve_spend must be in (0, 1], got {self.halve_spend!r}")
+        if not 0.0 <= self.spend_exponent <= 1.0:
+            raise ValueError(f"spend_exponent must be in [0, 1], got {self.spend_exponent!r}")
+        if self.cost_range is not None and not (
+            math.isfinite(self.cost_range) and self.cost_range > 0
+        ):
+            raise ValueError(f"cost_range must be positive and finite, got {self.cost_range!r}")
+
+    def parts(self) -> ETCParts:
+        """The parts the switches choose."""
+        exploration: Exploration = (
+            GroupedExploration(self.rounds_per_group, self.positional_size, self.eliminate)
+            if self.exploration == "groups"
+            else SpendBalanced(self.spend_exponent)
+        )
+        tolerance: Tolerance = (
+            RangeTolerance(self.alpha0, self.halve_spend)
+            if self.tolerance == "range"
+            else RelativeTolerance(self.alpha0, self.halve_every)
+        )
+        return ETCParts(
+            exploration,
+            BernsteinCostBound(self.cost_range),
+            SetValueBounds(self.n_refine),
+            ThompsonQuery(self.distinct_replays),
+            tolerance,
+        )
 
 
 class ETCAgent(ModelBasedAgent):
@@ -333,7 +414,9 @@ class ETCAgent(ModelBasedAgent):
         rule = self.parts.exploration.relevance
         self.relevance_meter: RelevanceMeter | None = None if rule is None else rule.meter()
         super().start()
+        self.exploration_state = self.parts.exploration.start(self)
         self.exploring = True
+        self.explore_spent = 0.0  # the spend when exploration ended
         self.n_explore = 0
         self.n_exploit = 0
         self.lcb_bar = -math.inf
@@ -350,15 +433,33 @@ class ETCAgent(ModelBasedAgent):
         exploration = self.parts.exploration
         if self.exploring:
             self.exploring = exploration.keep_exploring(self)
+            if not self.exploring:
+                self.explore_spent = self.spent
         if not self.exploring:
             return self.commit()
-        i, note = exploration.next_set(self)
-        return self.explore_round(i, self.parts.value_bound.intersects, **note)
+        choice = exploration.next_set(self)
+        return self.explore_round(choice, self.parts.value_bound.intersects)
 
-    def explore_round(self, i: int, intersect: bool, **note: Any) -> Action:
-        """One exploration round on set ``i`` at its ``argmax E[u]``; ``intersect`` updates
-        Algorithm 1's bars (lines 10-11), ``note`` adds to the log."""
-        value, x = self.set_maxima([i], "ucb")[i]
+    def hold_spend(self) -> float:
+        """The spend a decision is held for: none in exploration by a rule that does not hold
+        its decisions (:class:`~agents.policies.grouped_exploration.GroupedExploration`)."""
+        if self.exploring and not self.parts.exploration.holds:
+            return 0.0
+        return super().hold_spend()
+
+    def replay(self, i: int, x: np.ndarray) -> np.ndarray:
+        """A held decision's next play: in exploitation, the query part's (a fresh Thompson
+        query with ``distinct_replays``), else the same query."""
+        if self.exploring:
+            return x.copy()
+        return self.parts.query.replay(self, i, x)
+
+    def explore_round(self, choice: ExploreChoice, intersect: bool) -> Action:
+        """One exploration round on the chosen set at its ``argmax E[u]`` (as the rule found
+        it, or maximized here); ``intersect`` updates Algorithm 1's bars (lines 10-11), the
+        choice's note adds to the log."""
+        i = choice.set
+        value, x = choice.found or self.set_maxima([i], "ucb")[i]
         if intersect:
             ucb_now = np.full(self.task.n_sets, np.nan)
             ucb_now[i] = value
@@ -372,7 +473,7 @@ class ETCAgent(ModelBasedAgent):
             value=value,
             lcb_bar=self.lcb_bar,
             ucb_bar=self.ucb_bar.tolist(),
-            **note,
+            **choice.note,
         )
         return {"control_set": i, "x": self.played(i, x)}
 
@@ -385,11 +486,11 @@ class ETCAgent(ModelBasedAgent):
         return {"control_set": choice.set, "x": self.parts.query.query(self, choice.set, choice.x)}
 
     def alpha(self) -> float:
-        """This exploitation round's tolerance: ``alpha0`` halved every ``halve_every`` rounds
-        (``d`` if ``None``) of exploitation (:func:`agents.rules.set_selection.halving_alpha`)."""
-        return halving_alpha(
-            self.n_exploit, self.rules.alpha0, self.rules.halve_every or self.task.dim
-        )
+        """This exploitation round's tolerance, by the tolerance part: Algorithm 1's
+        ``alpha0`` halved every ``halve_every`` rounds (``d`` if ``None``) of exploitation
+        (:class:`~agents.policies.etc_strategies.RelativeTolerance`), or GETC's, halved per
+        spend (:class:`~agents.policies.etc_strategies.RangeTolerance`)."""
+        return self.parts.tolerance.alpha(self)
 
     def lcb_now(self) -> float:
         """``max_{i, x^i} E[l_{t-1}]`` over the maximal sets (see ``lcb_tracking``)."""
@@ -459,6 +560,16 @@ COMPONENTS: Mapping[str, dict[str, Any]] = MappingProxyType(
     {name: component for name, (_, component) in ABLATIONS.items()}
 )
 
+#: GETC's ablation agents: name -> (what it is, the one switch that differs from GETC's).
+GETC_ABLATIONS: Mapping[str, tuple[str, dict[str, Any]]] = MappingProxyType(
+    {
+        "getc-spend": ("GETC with FETC's spend-balanced exploration.", {"exploration": "spend"}),
+        "getc-keep": ("GETC without elimination in exploration.", {"eliminate": False}),
+        "getc-relative": ("GETC with Algorithm 1's relative tolerance.", {"tolerance": "relative"}),
+        "getc-replays": ("GETC replaying a held decision's query.", {"distinct_replays": False}),
+    }
+)
+
 #: The registered names of the explore-then-commit family: name -> its preset.
 PRESETS: Mapping[str, Preset[ETCAgent]] = preset_table(
     Preset("etc", ETCAgent, ETCRules(), ETC_EXACT, "Algorithm 1 of Hoang, Nguyen & Tran."),
@@ -467,11 +578,21 @@ PRESETS: Mapping[str, Preset[ETCAgent]] = preset_table(
         Preset(name, ETCAgent, replace(ETC_RULES, **component), ETC_FRUGAL, summary)
         for name, (summary, component) in ABLATIONS.items()
     ),
+    Preset("getc", ETCAgent, GETCRules(), ETC_FRUGAL, "Grouped explore-then-commit (GETC)."),
+    *(
+        Preset(name, ETCAgent, GETCRules(**switch), ETC_FRUGAL, summary)
+        for name, (summary, switch) in GETC_ABLATIONS.items()
+    ),
 )
 ETCAgent.presets = PRESETS
 
 #: The presets by the names the entry points and ``agents`` give them.
 FETCAgent = PRESETS["fetc"]
+GETCAgent = PRESETS["getc"]
+GETCSpendAgent = PRESETS["getc-spend"]
+GETCKeepAgent = PRESETS["getc-keep"]
+GETCRelativeAgent = PRESETS["getc-relative"]
+GETCReplaysAgent = PRESETS["getc-replays"]
 ETCBoundedAgent = PRESETS["etc-bounded"]
 ETCSpendAgent = PRESETS["etc-spend"]
 ETCBernsteinAgent = PRESETS["etc-bernstein"]

@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any, ClassVar, Protocol
 
 import numpy as np
 
@@ -43,6 +43,7 @@ from agents.rules.set_selection import (
     cheapest_feasible,
     continue_exploration,
     feasible_sets,
+    halving_alpha,
     intersect_bounds,
     round_robin_set,
     select_s1,
@@ -111,6 +112,16 @@ class RelevanceRule:
         }
 
 
+@dataclass(frozen=True)
+class ExploreChoice:
+    """An exploration round's set, what the decision log adds, and the set's ``max E[u]`` and
+    its maximizer (a full query, ``(d,)``) if the rule found them already."""
+
+    set: int
+    note: dict[str, Any] = field(default_factory=dict)
+    found: tuple[float, np.ndarray] | None = None
+
+
 class Exploration(Protocol):
     """An exploration rule: whether to keep exploring, and the next set."""
 
@@ -118,9 +129,16 @@ class Exploration(Protocol):
     def relevance(self) -> RelevanceRule | None:
         """The rule that skips redundant sets, if any."""
 
+    @property
+    def holds(self) -> bool:
+        """Whether exploration decisions are held (``hold``) like exploitation's."""
+
+    def start(self, agent: ETCAgent) -> Any:
+        """A fresh episode's exploration state (``agent.exploration_state``), if any."""
+
     def keep_exploring(self, agent: ETCAgent) -> bool: ...
 
-    def next_set(self, agent: ETCAgent) -> tuple[int, dict[str, Any]]: ...
+    def next_set(self, agent: ETCAgent) -> ExploreChoice: ...
 
 
 def cycle_fits(agent: ETCAgent) -> bool:
@@ -138,12 +156,16 @@ class RoundRobin:
     """Algorithm 1: set ``t mod m`` in exploration round ``t``, in whole cycles."""
 
     relevance: RelevanceRule | None = None
+    holds: ClassVar[bool] = True
+
+    def start(self, agent: ETCAgent) -> None:
+        return None
 
     def keep_exploring(self, agent: ETCAgent) -> bool:
         return cycle_fits(agent)
 
-    def next_set(self, agent: ETCAgent) -> tuple[int, dict[str, Any]]:
-        return round_robin_set(agent.n_explore, agent.task.n_sets), {}
+    def next_set(self, agent: ETCAgent) -> ExploreChoice:
+        return ExploreChoice(round_robin_set(agent.n_explore, agent.task.n_sets))
 
 
 @dataclass(frozen=True)
@@ -154,24 +176,28 @@ class SpendBalanced:
 
     exponent: float
     relevance: RelevanceRule | None = None
+    holds: ClassVar[bool] = True
+
+    def start(self, agent: ETCAgent) -> None:
+        return None
 
     def keep_exploring(self, agent: ETCAgent) -> bool:
         if np.any(agent.plays == 0):
             return True
         costs = optimistic_mean_costs(agent.cost_draws)
-        i, _ = self.next_set(agent)
+        i = self.next_set(agent).set
         return exploration_fits(
             agent.spent, costs[i], agent.task.budget, agent.rules.explore_fraction
         )
 
-    def next_set(self, agent: ETCAgent) -> tuple[int, dict[str, Any]]:
+    def next_set(self, agent: ETCAgent) -> ExploreChoice:
         costs = optimistic_mean_costs(agent.cost_draws)
         eligible, note = (
             (list(range(agent.task.n_sets)), {})
             if self.relevance is None
             else self.relevance.eligible(agent, costs)
         )
-        return spend_balanced_set(agent.plays, costs, self.exponent, eligible), note
+        return ExploreChoice(spend_balanced_set(agent.plays, costs, self.exponent, eligible), note)
 
 
 @dataclass(frozen=True)
@@ -305,7 +331,8 @@ class CurrentBounds:
             maxima.update(self.ucb_maxima(agent, sets))
             return {i: maxima[i][0] for i in sets}
 
-        s3, values = cheapest_acceptable(lcbs, (1.0 - alpha) * lcb_now, ucb_of)
+        threshold = agent.parts.tolerance.threshold(agent, lcb_now, alpha)
+        s3, values = cheapest_acceptable(lcbs, threshold, ucb_of)
         dense = np.array([values.get(i, -math.inf) for i in range(agent.task.n_sets)])
         i = best_set(s3, dense)
         log = {
@@ -378,11 +405,22 @@ class UCBQuery:
     def query(self, agent: ETCAgent, i: int, x: np.ndarray) -> np.ndarray:
         return agent.played(i, x)
 
+    def replay(self, agent: ETCAgent, i: int, x: np.ndarray) -> np.ndarray:
+        """A held decision's next play: the same query."""
+        return x.copy()
+
 
 @dataclass(frozen=True)
 class ThompsonQuery:
     """Play the committed set at the maximizer of one posterior sample path's expectation
-    (Thompson sampling), polished on all samples."""
+    (Thompson sampling), polished on all samples.
+
+    ``distinct``: each play of a held decision (``hold``) maximizes a fresh sample path, so a
+    decision's plays are distinct queries; otherwise they replay the decision's query, and
+    ``g_i`` at one query, known after its first play, cannot lower the simple regret again.
+    """
+
+    distinct: bool = False
 
     def note(self) -> dict[str, Any]:
         return {"query": "ts"}
@@ -391,13 +429,70 @@ class ThompsonQuery:
         path = agent.sample_path()
         return agent.played(i, agent.set_maxima([i], path)[i][1], path)
 
+    def replay(self, agent: ETCAgent, i: int, x: np.ndarray) -> np.ndarray:
+        """A held decision's next play: a fresh Thompson query with ``distinct``, else ``x``."""
+        return self.query(agent, i, x) if self.distinct else x.copy()
+
 
 class ExploitQuery(Protocol):
-    """The query played on the committed set, and what the decision log says of it."""
+    """The query played on the committed set, what a held decision plays next, and what the
+    decision log says of it."""
 
     def note(self) -> dict[str, Any]: ...
 
     def query(self, agent: ETCAgent, i: int, x: np.ndarray) -> np.ndarray: ...
+
+    def replay(self, agent: ETCAgent, i: int, x: np.ndarray) -> np.ndarray: ...
+
+
+# --- tolerances ---------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class RelativeTolerance:
+    """Algorithm 1's tolerance: ``S1`` needs ``max U_i > (1 - alpha) max L``, ``alpha`` from
+    ``alpha0`` halved every ``halve_every`` exploitation decisions (``None``: ``d``;
+    :func:`agents.rules.set_selection.halving_alpha`). Relative to the value, so it moves with
+    the objective's offset: on levy6 (``g* = 414``) ``alpha0 = 0.1`` admits sets 41 below."""
+
+    alpha0: float = 0.1
+    halve_every: int | None = None
+
+    def alpha(self, agent: ETCAgent) -> float:
+        return halving_alpha(agent.n_exploit, self.alpha0, self.halve_every or agent.task.dim)
+
+    def threshold(self, agent: ETCAgent, lcb: float, alpha: float) -> float:
+        return (1.0 - alpha) * lcb
+
+
+@dataclass(frozen=True)
+class RangeTolerance:
+    """A tolerance in units of the observed range of ``y`` (``max y - min y``), halved per
+    ``halve_spend`` of the budget spent in exploitation: ``S1`` needs
+    ``max U_i > max L - alpha (max y - min y)``. Invariant to the objective's offset and scale
+    (it is Algorithm 1's ``(1 - alpha) max L`` where ``y``'s minimum is 0), and tightened by
+    spend rather than by decisions, so a decision's size (a ``hold``) does not change the
+    schedule."""
+
+    alpha0: float = 0.1
+    halve_spend: float = 0.1
+
+    def alpha(self, agent: ETCAgent) -> float:
+        spent = max(agent.spent - agent.explore_spent, 0.0)
+        return self.alpha0 * 0.5 ** math.floor(spent / (self.halve_spend * agent.task.budget))
+
+    def threshold(self, agent: ETCAgent, lcb: float, alpha: float) -> float:
+        spread = float(np.ptp(agent.y)) if agent.y.size else 0.0
+        return lcb - alpha * spread
+
+
+class Tolerance(Protocol):
+    """How far below the largest lower bound a set's upper bound may be for ``S1``
+    (current bounds only; Algorithm 1's bars use :class:`RelativeTolerance`'s form)."""
+
+    def alpha(self, agent: ETCAgent) -> float: ...
+
+    def threshold(self, agent: ETCAgent, lcb: float, alpha: float) -> float: ...
 
 
 # --- the composition ----------------------------------------------------------------------------
@@ -412,7 +507,10 @@ class ETCParts:
     cost_bound: CostBound
     value_bound: ValueBound
     query: ExploitQuery
+    tolerance: Tolerance
 
 
 #: Algorithm 1's parts, with the decision log as Algorithm 1's agent writes it.
-ALGORITHM_1 = ETCParts(RoundRobin(), HoeffdingCostBound(), IntersectedBounds(), UCBQuery(False))
+ALGORITHM_1 = ETCParts(
+    RoundRobin(), HoeffdingCostBound(), IntersectedBounds(), UCBQuery(False), RelativeTolerance()
+)

@@ -130,7 +130,7 @@ class ModelBasedAgent(BaseAgent):
             i, x, since = self._held
             c = self.cost_sums[i] / self.plays[i] if self.plays[i] else math.inf
             if self.spent - since + c <= self.hold_spend() * (1 + 1e-9):
-                return {"control_set": i, "x": x.copy()}
+                return {"control_set": i, "x": self.replay(i, x)}
         action = self.decide(observation)
         if self.computation.hold is not None:
             x = np.asarray(action["x"], np.float64).copy()
@@ -140,6 +140,11 @@ class ModelBasedAgent(BaseAgent):
     @abstractmethod
     def decide(self, observation: Observation) -> Action:
         """Choose the next control set and query (a new decision; see ``hold``)."""
+
+    def replay(self, i: int, x: np.ndarray) -> np.ndarray:
+        """The next play of a held decision on set ``i`` made at query ``x`` (``(d,)``): ``x``
+        again; a policy may play distinct queries instead."""
+        return x.copy()
 
     def hold_spend(self) -> float:
         """The spend a decision is held for: ``hold`` times the budget (0 without ``hold``)."""

@@ -100,14 +100,16 @@ PLAYABLE = sorted(n for n, needs in NEEDS_PARAMS.items() if "model" not in needs
 
 def _full_episode_cases() -> list[Any]:
     """Every playable agent on every built-in problem. Slow (run by CI, not by default): full
-    episodes on airfoil (ETC's alone takes a minute), and FETC's one-component ablation agents
-    beyond hartmann3 (each is FETC with switches, and FETC itself plays every problem)."""
-    from agents.policies.etc import COMPONENTS
+    episodes on airfoil (ETC's alone takes a minute), and FETC's and GETC's one-component
+    ablation agents beyond hartmann3 (each is its agent with one switch, and the agent itself
+    plays every problem)."""
+    from agents.policies.etc import COMPONENTS, GETC_ABLATIONS
 
+    ablations = {*COMPONENTS, *GETC_ABLATIONS}
     cases = []
     for name in PLAYABLE:
         for problem in sorted(PROBLEMS):
-            slow = problem == "airfoil" or (name in COMPONENTS and problem != "hartmann3")
+            slow = problem == "airfoil" or (name in ablations and problem != "hartmann3")
             cases.append(pytest.param(name, problem, marks=pytest.mark.slow) if slow else
                          (name, problem))  # fmt: skip
     return cases

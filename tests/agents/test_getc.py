@@ -1,0 +1,167 @@
+"""GETC's parts: exploration by groups with elimination, a tolerance on the range of ``y``
+halved per spend, and distinct queries in a held decision."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from types import SimpleNamespace
+from typing import Any
+
+import numpy as np
+import pytest
+import torch
+
+from agents import make_agent
+from agents.policies.etc import ETCAgent, GETCRules
+from agents.policies.etc_strategies import RangeTolerance, RelativeTolerance
+from agents.policies.grouped_exploration import GroupedExploration, exploration_groups
+from bocvs_env.env import BOCVSEnv
+from bocvs_env.problems import (
+    CallableObjective,
+    GaussianCost,
+    Problem,
+    TruncatedNormal,
+)
+from bocvs_env.problems.registry import PROBLEMS
+from tests.agents.test_agents import FAST, play
+
+
+def cheap_set_problem(budget: float = 3.0) -> Problem:
+    """Two one-variable sets and the full set, deterministic costs; ``f`` depends on ``x0``
+    alone, so the cheapest set, which controls it, reaches the best value."""
+    objective = CallableObjective(
+        lambda X: torch.exp(-((X[..., 0] - 0.3) ** 2) / 0.1), dim=2, lower_bound=0.0, name="x0"
+    )
+    return Problem(
+        objective=objective,
+        control_sets=((0,), (1,), (0, 1)),
+        distributions=(TruncatedNormal(0.04), TruncatedNormal(0.04)),
+        cost_model=GaussianCost([0.02, 0.1, 0.5], noise_std=0.0),
+        budget=budget,
+        n_initial=3,
+    )
+
+
+def test_groups_are_the_equally_sized_sets_smallest_first_then_the_rest() -> None:
+    hartmann = PROBLEMS["hartmann6_12d"].control_sets
+    groups = exploration_groups(hartmann, 12, 3)
+    sizes = [{len(hartmann[i]) for i in g} for g in groups]
+    assert all(len(s) == 1 for s in sizes)  # each group is of one size
+    assert [s.pop() for s in sizes] == sorted(len(hartmann[g[0]]) for g in groups)
+    assert groups[-1] == [6]  # the full set last
+    assert sorted(i for g in groups for i in g) == list(range(7))  # every set in one group
+    # airfoil: every set controls 2 of 5 variables, grouped by position, the seventh alone
+    assert exploration_groups(PROBLEMS["airfoil"].control_sets, 5, 3) == [[0, 1, 2], [3, 4, 5], [6]]
+
+
+class StubAgent(SimpleNamespace):
+    """What the exploration rule reads of an agent: the task, spend, costs, bounds."""
+
+    def set_maxima(self, sets: list[int], bound: str) -> dict[int, tuple[float, np.ndarray]]:
+        assert bound == "ucb"
+        return {i: (self.ucb[i], np.full(2, float(i))) for i in sets}
+
+    def lcb_now(self) -> float:
+        return self.lcb
+
+
+def stub_agent(**fields: Any) -> StubAgent:
+    task = SimpleNamespace(control_sets=((0,), (1,), (0, 1)), dim=2, budget=10.0)
+    defaults: dict[str, Any] = {
+        "task": task,
+        "rules": SimpleNamespace(explore_fraction=0.6),
+        "spent": 0.0,
+        "cost_draws": [[0.02], [0.1], [0.5]],
+        "ucb": {0: 1.0, 1: 2.0, 2: 3.0},
+        "lcb": 0.0,
+    }
+    agent = StubAgent(**{**defaults, **fields})
+    agent.exploration_state = GroupedExploration().start(agent)  # type: ignore[arg-type]
+    return agent
+
+
+def test_a_group_plays_its_set_of_largest_ucb_and_skips_sets_below_the_largest_lcb() -> None:
+    rule = GroupedExploration(rounds_per_group=10)
+    agent = stub_agent()
+    assert agent.exploration_state.groups == [[0, 1], [2]]
+    assert rule.keep_exploring(agent)  # type: ignore[arg-type]
+    choice = rule.next_set(agent)  # type: ignore[arg-type]
+    assert choice.set == 1 and choice.note == {"group": 0, "eliminated": []}
+    assert choice.found is not None and choice.found[0] == 2.0  # the maximum, found once
+    # set 1's UCB falls below set 2's LCB: set 0 is left, and then the group ends
+    agent.ucb = {0: 2.5, 1: 1.0, 2: 3.0}
+    agent.lcb = 1.5
+    assert rule.keep_exploring(agent)  # type: ignore[arg-type]
+    assert rule.next_set(agent).note == {"group": 0, "eliminated": [1]}  # type: ignore[arg-type]
+    agent.lcb = 2.8
+    assert rule.keep_exploring(agent)  # type: ignore[arg-type]
+    assert rule.next_set(agent).set == 2  # type: ignore[arg-type]
+    assert agent.exploration_state.group == 1
+    # without elimination a dominated set is still played
+    keep = GroupedExploration(rounds_per_group=10, eliminate=False)
+    agent = stub_agent(ucb={0: 1.0, 1: 2.0, 2: 3.0}, lcb=2.5)
+    assert keep.keep_exploring(agent) and keep.next_set(agent).set == 1  # type: ignore[arg-type]
+
+
+def test_a_group_ends_after_its_rounds_or_its_share_of_the_exploration_budget() -> None:
+    rule = GroupedExploration(rounds_per_group=2)
+    agent = stub_agent()
+    for _ in range(2):
+        assert rule.keep_exploring(agent)  # type: ignore[arg-type]
+        assert rule.next_set(agent).set == 1  # type: ignore[arg-type]
+    assert rule.keep_exploring(agent) and rule.next_set(agent).set == 2  # type: ignore[arg-type]
+    # the first group's share: half of 0.6 * 10 = 3; at 2.95 spent the 0.1 set no longer fits
+    agent = stub_agent(spent=2.95)
+    assert rule.keep_exploring(agent) and rule.next_set(agent).set == 2  # type: ignore[arg-type]
+    # the last group takes what is left: 6 - 2.95; past it, exploration ends
+    agent.spent = 5.6
+    assert not rule.keep_exploring(agent)  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize(("scale", "offset"), [(1.0, 0.0), (3.0, -7.0), (0.01, 400.0)])
+def test_the_range_tolerance_moves_with_the_objectives_offset_and_scale(
+    scale: float, offset: float
+) -> None:
+    y = np.array([0.0, 0.5, 2.0, 1.0])
+    agent = SimpleNamespace(
+        y=scale * y + offset, spent=5.0, explore_spent=3.0, task=SimpleNamespace(budget=10.0)
+    )
+    tolerance = RangeTolerance(alpha0=0.1, halve_spend=0.1)
+    alpha = tolerance.alpha(agent)  # type: ignore[arg-type]
+    assert alpha == pytest.approx(0.1 / 4)  # 2.0 spent in exploitation: two halvings of 1.0
+    threshold = tolerance.threshold(agent, scale * 1.5 + offset, alpha)  # type: ignore[arg-type]
+    assert threshold == pytest.approx(scale * (1.5 - alpha * 2.0) + offset)
+    # Algorithm 1's relative tolerance does not: it scales with the offset
+    relative = RelativeTolerance(alpha0=0.1).threshold(agent, 401.5, 0.1)  # type: ignore[arg-type]
+    assert 401.5 - relative == pytest.approx(40.15)
+
+
+def test_getc_explores_without_holds_then_plays_distinct_queries_in_a_held_decision() -> None:
+    agent = make_agent("getc", **FAST, rounds_per_group=4, hold=0.1)
+    assert isinstance(agent, ETCAgent) and agent.name == "getc"
+    actions = play(BOCVSEnv(cheap_set_problem(), privileged_info=False), agent, seed=0)
+    log = agent.diagnostics()
+    explore = [e for e in log if e["phase"] == "explore"]
+    groups = [e["group"] for e in explore]
+    assert groups == sorted(groups) and groups[0] == 0  # groups in turn, smallest sets first
+    assert actions[: len(explore)] == [(e["set"], actions[k][1]) for k, e in enumerate(explore)]
+    # exploitation commits to the 0.02 set, which reaches the best value; a decision is held
+    # for 0.1 * 3 = 0.3 of spend (15 plays), each at a query of its own
+    cheap = [tuple(x) for i, x in actions[len(explore) :] if i == 0]
+    decisions = len(log) - len(explore)
+    assert len(cheap) >= 30 and decisions < len(cheap) / 10
+    assert len(set(cheap)) == len(cheap)
+    replays = make_agent("getc-replays", **FAST, rounds_per_group=4, hold=0.1)
+    again = play(BOCVSEnv(cheap_set_problem(), privileged_info=False), replays, seed=0)
+    held = [tuple(x) for i, x in again[len(explore) :] if i == 0]
+    assert len(held) >= 30 and len(set(held)) <= decisions  # one query per decision
+
+
+def test_getc_rules_refuse_bad_values_with_a_message_naming_them() -> None:
+    with pytest.raises(ValueError, match="exploration"):
+        GETCRules(exploration="round-robin")  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match="halve_spend"):
+        make_agent("getc", halve_spend=0.0)
+    with pytest.raises(ValueError, match="rounds_per_group"):
+        make_agent("getc", rounds_per_group=0)
+    assert replace(GETCRules(), eliminate=False).parts().exploration.relevance is None
