@@ -9,7 +9,10 @@ the same model on the same machine. The shipped model is this module's defaults:
 
     python -m agents.neural.train --out agents/neural/models/neural_af.zip
 
-Any field of :class:`TrainConfig` is a flag (``--total-timesteps 20000``, ``--env-ids a,b``).
+The weights returned are those that score best on validation functions, training-split
+functions the training never draws (:mod:`agents.neural.validation`), the untrained policy
+included. Any field of :class:`TrainConfig` is a flag (``--total-timesteps 20000``,
+``--env-ids a,b``).
 """
 
 from __future__ import annotations
@@ -79,7 +82,7 @@ def seed_range(text: str) -> dict[str, tuple[int, int]]:
     if not text:
         return {}
     parts = text.split(",")
-    if len(parts) != 2:
+    if len(parts) != 2 or not all(p.strip().isdigit() for p in parts):
         raise ValueError(f"a function-seed range is 'lo,hi', got {text!r}")
     return {"function_seeds": (int(parts[0]), int(parts[1]))}
 
@@ -118,6 +121,13 @@ def validation(config: TrainConfig) -> KeepBest | None:
     """The model selection on validation functions (``None`` when the config has none)."""
     if not config.validation_function_seeds or config.validation_functions < 1:
         return None
+    held_out = seed_range(config.validation_function_seeds)["function_seeds"]
+    drawn = seed_range(config.train_function_seeds).get("function_seeds")
+    if drawn is None or max(drawn[0], held_out[0]) < min(drawn[1], held_out[1]):
+        raise ValueError(
+            f"validation functions {held_out} must be disjoint from the training's "
+            f"{drawn or 'whole split'}"
+        )
     envs = [candidate_env(config, i, config.validation_function_seeds) for i in env_ids(config)]
     return KeepBest(envs, config.validation_functions, config.validate_every)
 

@@ -157,6 +157,10 @@ def test_training_and_validation_functions_are_disjoint_parts_of_the_train_split
     assert validation(TrainConfig(validation_function_seeds="")) is None
     with pytest.raises(ValueError, match="'lo,hi'"):
         seed_range("9000")
+    with pytest.raises(ValueError, match="must be disjoint"):
+        validation(TrainConfig(train_function_seeds="0,9500"))
+    with pytest.raises(ValueError, match="must be disjoint"):
+        validation(TrainConfig(train_function_seeds=""))
     with pytest.raises(ValueError, match="n >= 1"):
         KeepBest(keep.envs, 0, 10)
 
