@@ -63,7 +63,7 @@ class TrainConfig:
     #: The feature whose column starts the actor as an acquisition (RowNetworks), and its
     #: initial weight; "" for none (a uniform first policy).
     prior_feature: str = "ucb_gap"
-    prior_weight: float = 5.0
+    prior_weight: float = 1.0
     n_candidates: int = FeatureConfig.n_candidates
     #: ``lo,hi``: the function seeds the training environments draw from ("": the ids' own
     #: split), and those of the validation functions (:mod:`agents.neural.validation`; "": no
