@@ -85,7 +85,7 @@ class FeatureConfig:
     local: int = 8
     local_scale: float = 0.05
     n_samples: int = 64
-    beta: float = 2.0
+    beta: float = 1.0
     surrogate_mode: Mode = "fixed"
     refit_every: int = 5
 

@@ -100,8 +100,9 @@ class RowPolicy(ActorCriticPolicy):
     For a ``Box`` observation of shape ``(N, F)`` and a ``Discrete(N)`` action (what
     :class:`agents.neural.wrapper.CandidateEnv` gives). ``policy_kwargs``: ``hidden`` (64),
     ``prior_feature`` and ``prior_weight`` (:class:`RowNetworks`).
-    The actor's output layer starts near zero (orthogonal, gain 0.01), so the first policy is
-    close to uniform over the rows, as SB3 initialises its own ``action_net``.
+    The actor's output layer starts at zero, so the first policy is exactly the prior
+    (``prior_weight`` times the prior feature; uniform over the rows without one) and PPO learns
+    a residual to it.
     """
 
     def __init__(
@@ -131,7 +132,7 @@ class RowPolicy(ActorCriticPolicy):
     def _build(self, lr_schedule: Schedule) -> None:
         super()._build(lr_schedule)
         self.action_net = nn.Identity()
-        nn.init.orthogonal_(self.rows.actor_output.weight, gain=0.01)
+        nn.init.zeros_(self.rows.actor_output.weight)
         nn.init.zeros_(self.rows.actor_output.bias)
         self.optimizer = self.optimizer_class(  # type: ignore[call-arg]
             self.parameters(), lr=lr_schedule(1), **self.optimizer_kwargs

@@ -9,7 +9,10 @@ the same model on the same machine. The shipped model is this module's defaults:
 
     python -m agents.neural.train --out agents/neural/models/neural_af.zip
 
-Any field of :class:`TrainConfig` is a flag (``--total-timesteps 20000``, ``--env-ids a,b``).
+The weights returned are those that score best on validation functions, training-split
+functions the training never draws (:mod:`agents.neural.validation`), the untrained policy
+included. Any field of :class:`TrainConfig` is a flag (``--total-timesteps 20000``,
+``--env-ids a,b``).
 """
 
 from __future__ import annotations
@@ -24,14 +27,15 @@ from dataclasses import dataclass
 import gymnasium as gym
 import torch
 from stable_baselines3 import PPO
-from stable_baselines3.common.callbacks import BaseCallback
+from stable_baselines3.common.callbacks import BaseCallback, CallbackList
 from stable_baselines3.common.monitor import Monitor
 from stable_baselines3.common.vec_env import DummyVecEnv
 
 import bocvs_env  # noqa: F401  (registers the ids)
 from agents.neural.features import FEATURES, FeatureConfig
 from agents.neural.network import RowPolicy
-from agents.neural.wrapper import make_candidate_env
+from agents.neural.validation import KeepBest
+from agents.neural.wrapper import CandidateEnv, make_candidate_env
 
 #: The families the shipped model is trained on (their training functions).
 FAMILY_TRAIN_IDS = "bocvs/GPSampleFamily-Train-v1,bocvs/RotatedHartmann3Family-Train-v1"
@@ -47,36 +51,85 @@ class TrainConfig:
     env_ids: str = FAMILY_TRAIN_IDS
     budget: float = 5.0
     cost_set: str = "moderate"
-    total_timesteps: int = 4_096
+    total_timesteps: int = 8_192
     n_envs: int = 4
-    n_steps: int = 128
-    batch_size: int = 128
+    n_steps: int = 256
+    batch_size: int = 256
     n_epochs: int = 10
-    learning_rate: float = 3e-4
-    ent_coef: float = 0.01
+    learning_rate: float = 1e-3
+    clip_range: float = 0.2
+    ent_coef: float = 0.0
     hidden: int = 64
     #: The feature whose column starts the actor as an acquisition (RowNetworks), and its
     #: initial weight; "" for none (a uniform first policy).
     prior_feature: str = "ucb_gap"
-    prior_weight: float = 5.0
+    prior_weight: float = 1.0
     n_candidates: int = FeatureConfig.n_candidates
+    #: ``lo,hi``: the function seeds the training environments draw from ("": the ids' own
+    #: split), and those of the validation functions (:mod:`agents.neural.validation`; "": no
+    #: validation, the last weights are kept). Both inside the training split, disjoint.
+    train_function_seeds: str = "0,9000"
+    validation_function_seeds: str = "9000,10000"
+    #: Validation functions per training id, and the steps between validations.
+    validation_functions: int = 30
+    validate_every: int = 1_024
     seed: int = 0
     torch_threads: int = 1
 
 
-def make_envs(config: TrainConfig) -> DummyVecEnv:
-    """The ``n_envs`` training environments (in this process, stepped in turn)."""
+def seed_range(text: str) -> dict[str, tuple[int, int]]:
+    """``{"function_seeds": (lo, hi)}`` for ``"lo,hi"``, ``{}`` for ``""`` (the id's split)."""
+    if not text:
+        return {}
+    parts = text.split(",")
+    if len(parts) != 2 or not all(p.strip().isdigit() for p in parts):
+        raise ValueError(f"a function-seed range is 'lo,hi', got {text!r}")
+    return {"function_seeds": (int(parts[0]), int(parts[1]))}
+
+
+def env_ids(config: TrainConfig) -> list[str]:
+    """The training ids of ``config.env_ids``."""
     ids = [i for i in config.env_ids.split(",") if i]
     if not ids:
         raise ValueError("env_ids names no environment")
-    features = FeatureConfig(n_candidates=config.n_candidates)
+    return ids
+
+
+def candidate_env(config: TrainConfig, env_id: str, seeds: str) -> CandidateEnv:
+    """A :class:`CandidateEnv` of ``env_id`` at the config's budget and costs, its functions
+    drawn from the range ``seeds``."""
+    return make_candidate_env(
+        env_id,
+        FeatureConfig(n_candidates=config.n_candidates),
+        budget=config.budget,
+        cost_set=config.cost_set,
+        **seed_range(seeds),
+    )
+
+
+def make_envs(config: TrainConfig) -> DummyVecEnv:
+    """The ``n_envs`` training environments (in this process, stepped in turn)."""
+    ids = env_ids(config)
 
     def thunk(env_id: str) -> Callable[[], gym.Env]:
-        return lambda: Monitor(
-            make_candidate_env(env_id, features, budget=config.budget, cost_set=config.cost_set)
-        )
+        return lambda: Monitor(candidate_env(config, env_id, config.train_function_seeds))
 
     return DummyVecEnv([thunk(ids[k % len(ids)]) for k in range(config.n_envs)])
+
+
+def validation(config: TrainConfig) -> KeepBest | None:
+    """The model selection on validation functions (``None`` when the config has none)."""
+    if not config.validation_function_seeds or config.validation_functions < 1:
+        return None
+    held_out = seed_range(config.validation_function_seeds)["function_seeds"]
+    drawn = seed_range(config.train_function_seeds).get("function_seeds")
+    if drawn is None or max(drawn[0], held_out[0]) < min(drawn[1], held_out[1]):
+        raise ValueError(
+            f"validation functions {held_out} must be disjoint from the training's "
+            f"{drawn or 'whole split'}"
+        )
+    envs = [candidate_env(config, i, config.validation_function_seeds) for i in env_ids(config)]
+    return KeepBest(envs, config.validation_functions, config.validate_every)
 
 
 class Progress(BaseCallback):
@@ -100,8 +153,21 @@ class Progress(BaseCallback):
         return True
 
 
-def train(config: TrainConfig, progress: bool = True) -> PPO:
-    """PPO with :class:`RowPolicy` on :func:`make_envs`, seeded by ``config.seed``."""
+@dataclass
+class Training:
+    """A training's outcome: the model and, with validation functions, every validation's
+    ``(steps, score)`` and the steps of the weights the model holds (the best score)."""
+
+    model: PPO
+    validation_history: list[tuple[int, float]]
+    best_steps: int
+
+
+def train(config: TrainConfig, progress: bool = True) -> Training:
+    """PPO with :class:`RowPolicy` on :func:`make_envs`, seeded by ``config.seed``; with
+    validation functions, the model holds the weights that scored best on them
+    (:class:`~agents.neural.validation.KeepBest`, the untrained prior included), otherwise the
+    last."""
     torch.set_num_threads(config.torch_threads)
     torch.manual_seed(config.seed)
     model = PPO(
@@ -111,6 +177,7 @@ def train(config: TrainConfig, progress: bool = True) -> PPO:
         batch_size=config.batch_size,
         n_epochs=config.n_epochs,
         learning_rate=config.learning_rate,
+        clip_range=config.clip_range,
         ent_coef=config.ent_coef,
         gamma=1.0,  # the return is the episode's best g: no discount
         policy_kwargs={
@@ -121,8 +188,13 @@ def train(config: TrainConfig, progress: bool = True) -> PPO:
         seed=config.seed,
         device="cpu",
     )
-    callback = Progress(config.total_timesteps) if progress else None
-    return model.learn(total_timesteps=config.total_timesteps, callback=callback)
+    callbacks: list[BaseCallback] = [Progress(config.total_timesteps)] if progress else []
+    keep = validation(config)
+    callbacks += [keep] if keep else []
+    model.learn(total_timesteps=config.total_timesteps, callback=CallbackList(callbacks))
+    if keep is None:
+        return Training(model, [], config.total_timesteps)
+    return Training(model, keep.history, keep.best_steps)
 
 
 def parse(argv: list[str] | None = None) -> tuple[TrainConfig, str]:
@@ -143,11 +215,11 @@ def main(argv: list[str] | None = None) -> None:
     config, out = parse(argv)
     print(f"# {dataclasses.asdict(config)}", file=sys.stderr)
     wall, cpu = time.perf_counter(), time.process_time()
-    model = train(config)
+    result = train(config)
     wall, cpu = time.perf_counter() - wall, time.process_time() - cpu
-    model.save(out)
+    result.model.save(out)
     print(f"trained {config.total_timesteps} steps in {wall:.0f} s wall, {cpu:.0f} CPU-s; "
-          f"saved {out}", file=sys.stderr)  # fmt: skip
+          f"saved the weights of step {result.best_steps} to {out}", file=sys.stderr)  # fmt: skip
 
 
 if __name__ == "__main__":
