@@ -298,7 +298,7 @@ class GETCRules(ETCRules):
             or ``"spend"`` (FETC's :class:`~agents.policies.etc_strategies.SpendBalanced`).
         rounds_per_group: the most exploration rounds per group (ETC-50's 50).
         positional_size: the group size where every set has the same size (ETC-50's 3).
-        eliminate: in exploration, skip sets whose ``max E[u]`` is below the largest
+        eliminate: in exploration, skip sets whose ``max U_i`` is below the largest
             ``max E[l]``.
         tolerance: ``"range"`` (:class:`~agents.policies.etc_strategies.RangeTolerance`) or
             ``"relative"`` (Algorithm 1's, :class:`~agents.policies.etc_strategies.RelativeTolerance`).
@@ -307,7 +307,8 @@ class GETCRules(ETCRules):
         distinct_replays: each play of a held decision is a fresh Thompson query, not a replay.
         spend_exponent: with ``exploration="spend"``, FETC's ``p``.
         cost_range: the Bernstein bound's known cost range (``None``: each set's observed).
-        n_refine: the screened candidates per set whose value bound is refined by L-BFGS-B.
+        n_refine: the screened candidates per set whose value bound is refined by L-BFGS-B
+            (in exploration's choice of a set, and in exploitation's ``S1``).
     """
 
     exploration: Literal["groups", "spend"] = "groups"
@@ -342,7 +343,9 @@ class GETCRules(ETCRules):
     def parts(self) -> ETCParts:
         """The parts the switches choose."""
         exploration: Exploration = (
-            GroupedExploration(self.rounds_per_group, self.positional_size, self.eliminate)
+            GroupedExploration(
+                self.rounds_per_group, self.positional_size, self.eliminate, self.n_refine
+            )
             if self.exploration == "groups"
             else SpendBalanced(self.spend_exponent)
         )
@@ -455,9 +458,10 @@ class ETCAgent(ModelBasedAgent):
         return self.parts.query.replay(self, i, x)
 
     def explore_round(self, choice: ExploreChoice, intersect: bool) -> Action:
-        """One exploration round on the chosen set at its ``argmax E[u]`` (as the rule found
-        it, or maximized here); ``intersect`` updates Algorithm 1's bars (lines 10-11), the
-        choice's note adds to the log."""
+        """One exploration round on the chosen set at its ``argmax E[u]``, or at the maximizer
+        of the bound the rule chose the set by (:class:`ExploreChoice`'s ``found``), as
+        :meth:`played` polishes it; ``intersect`` updates Algorithm 1's bars (lines 10-11),
+        the choice's note adds to the log."""
         i = choice.set
         value, x = choice.found or self.set_maxima([i], "ucb")[i]
         if intersect:

@@ -114,8 +114,9 @@ class RelevanceRule:
 
 @dataclass(frozen=True)
 class ExploreChoice:
-    """An exploration round's set, what the decision log adds, and the set's ``max E[u]`` and
-    its maximizer (a full query, ``(d,)``) if the rule found them already."""
+    """An exploration round's set, what the decision log adds, and, if the rule chose the set
+    by a bound it maximized, that maximum and its maximizer (a full query, ``(d,)``), played
+    in place of ``argmax E[u]``."""
 
     set: int
     note: dict[str, Any] = field(default_factory=dict)

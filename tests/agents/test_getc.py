@@ -57,8 +57,10 @@ def test_groups_are_the_equally_sized_sets_smallest_first_then_the_rest() -> Non
 class StubAgent(SimpleNamespace):
     """What the exploration rule reads of an agent: the task, spend, costs, bounds."""
 
-    def set_maxima(self, sets: list[int], bound: str) -> dict[int, tuple[float, np.ndarray]]:
-        assert bound == "ucb"
+    def value_maxima(
+        self, sets: list[int], sign: float, n_refine: int
+    ) -> dict[int, tuple[float, np.ndarray]]:
+        assert sign == 1.0  # the upper bounds of the sets' values
         return {i: (self.ucb[i], np.full(2, float(i))) for i in sets}
 
     def lcb_now(self) -> float:
