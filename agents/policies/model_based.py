@@ -39,8 +39,7 @@ class ModelBasedAgent(BaseAgent):
     At every :meth:`reset` a fresh surrogate and acquisition are built (their seeds drawn from
     the agent's seeded generator) and fitted to the free initial design; after every evaluated
     step the surrogate is refitted to all data so far (or the subset ``max_data`` allows).
-    Subclasses implement :meth:`decide` with :meth:`set_maxima`; :meth:`act` holds decisions
-    (``hold``).
+    Subclasses implement :meth:`decide`; :meth:`act` holds decisions (``hold``).
 
     Args:
         preset: the name of one of the class's :attr:`presets`, whose rules and computation
@@ -142,8 +141,7 @@ class ModelBasedAgent(BaseAgent):
         """Choose the next control set and query (a new decision; see ``hold``)."""
 
     def replay(self, i: int, x: np.ndarray) -> np.ndarray:
-        """The next play of a held decision on set ``i`` made at query ``x`` (``(d,)``): ``x``
-        again; a policy may play distinct queries instead."""
+        """A held decision's next play on set ``i``: its query ``x`` (``(d,)``) again."""
         return x.copy()
 
     def hold_spend(self) -> float:
@@ -193,8 +191,8 @@ class ModelBasedAgent(BaseAgent):
         (of any bound) and the ``n_incumbents`` best observed queries. The maximum is at least
         the value at any of them, so the larger is kept. This guards against a missed optimum,
         which matters most to ETC, whose ``ucb_bar_i`` is a running minimum of these maxima
-        and would keep an underestimate (on hartmann6 in 12-D, with few restarts, one miss of
-        the full set's UCB optimum emptied ``S1`` in nearly every later round).
+        (on hartmann6 in 12-D, with few restarts, one miss of the full set's UCB optimum
+        emptied ``S1`` in nearly every later round).
         """
         sets = [int(i) for i in sets]
         estimator = self.acquisition.estimator(self.surrogate, bound, self.acquisition_options.beta)
@@ -230,11 +228,8 @@ class ModelBasedAgent(BaseAgent):
         every variable has no random inputs, so its samples are one query and ``x`` is kept.
         """
         full = i == full_set(self.task.control_sets, self.task.dim)
-        if (
-            full
-            or not self.acquisition_options.polish_played
-            or self.config.polish_samples() is None
-        ):
+        polish = self.acquisition_options.polish_played and self.config.polish_samples()
+        if full or not polish:
             return x
         estimator = self.acquisition.estimator(self.surrogate, bound, self.acquisition_options.beta)
         ((_, z),) = self.optimizer.polish_from(estimator, [i], [x], all_samples=True)
