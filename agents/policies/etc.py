@@ -133,6 +133,15 @@ ETC_FAST = ETCComputation()
 ETC_FRUGAL = ETCComputation(**FRUGAL_COMPUTE)
 
 
+def check_spend_rules(spend_exponent: float, cost_range: float | None) -> None:
+    """Refuse a spend exponent outside ``[0, 1]`` and a cost range that is not positive and
+    finite (FETC's and GETC's rules share both options)."""
+    if not 0.0 <= spend_exponent <= 1.0:
+        raise ValueError(f"spend_exponent must be in [0, 1], got {spend_exponent!r}")
+    if cost_range is not None and not (math.isfinite(cost_range) and cost_range > 0):
+        raise ValueError(f"cost_range must be positive and finite, got {cost_range!r}")
+
+
 @dataclass(frozen=True)
 class ETCRules(Rules):
     """Algorithm 1's rules.
@@ -215,16 +224,11 @@ class FETCRules(ETCRules):
         check_choice("cost_bound", self.cost_bound, ("bernstein", "hoeffding"))
         check_choice("value_bounds", self.value_bounds, ("integral", "current", "intersected"))
         check_choice("exploit_query", self.exploit_query, ("ts", "ucb"))
-        if not 0.0 <= self.spend_exponent <= 1.0:
-            raise ValueError(f"spend_exponent must be in [0, 1], got {self.spend_exponent!r}")
+        check_spend_rules(self.spend_exponent, self.cost_range)
         if not 0.0 <= self.relevance_threshold <= 1.0:
             raise ValueError(
                 f"relevance_threshold must be in [0, 1], got {self.relevance_threshold!r}"
             )
-        if self.cost_range is not None and not (
-            math.isfinite(self.cost_range) and self.cost_range > 0
-        ):
-            raise ValueError(f"cost_range must be positive and finite, got {self.cost_range!r}")
         if self.relevance_min_data is not None and self.relevance_min_data < 1:
             raise ValueError(f"relevance_min_data must be >= 1, got {self.relevance_min_data!r}")
         if self.relevance_points < 1:
@@ -333,12 +337,7 @@ class GETCRules(ETCRules):
         )
         if not 0.0 < self.halve_spend <= 1.0:
             raise ValueError(f"halve_spend must be in (0, 1], got {self.halve_spend!r}")
-        if not 0.0 <= self.spend_exponent <= 1.0:
-            raise ValueError(f"spend_exponent must be in [0, 1], got {self.spend_exponent!r}")
-        if self.cost_range is not None and not (
-            math.isfinite(self.cost_range) and self.cost_range > 0
-        ):
-            raise ValueError(f"cost_range must be positive and finite, got {self.cost_range!r}")
+        check_spend_rules(self.spend_exponent, self.cost_range)
 
     def parts(self) -> ETCParts:
         """The parts the switches choose."""

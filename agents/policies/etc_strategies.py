@@ -480,7 +480,8 @@ class RangeTolerance:
 
     def alpha(self, agent: ETCAgent) -> float:
         spent = max(agent.spent - agent.explore_spent, 0.0)
-        return self.alpha0 * 0.5 ** math.floor(spent / (self.halve_spend * agent.task.budget))
+        halvings = math.floor(spent / (self.halve_spend * agent.task.budget))
+        return halving_alpha(halvings, self.alpha0)
 
     def threshold(self, agent: ETCAgent, lcb: float, alpha: float) -> float:
         spread = float(np.ptp(agent.y)) if agent.y.size else 0.0
