@@ -59,7 +59,7 @@ from typing import TYPE_CHECKING, Any
 
 from bocvs_env.benchmark.config import SWEEP_PRESETS, SweepConfig, preset
 from bocvs_env.benchmark.stats import BOOTSTRAP_SEED, LEVEL, RESAMPLES
-from bocvs_env.numerics import MODES, WORKER_DEFAULT
+from bocvs_env.numerics import DEFAULT, MODES
 from bocvs_env.registration import problem_listing
 
 # The store, the executors and the runs import torch (about 2 s): each command imports them
@@ -298,7 +298,7 @@ def _record_sweep(
     shown = SweepProgress(sweep.name, labels, progress_mode(args.quiet))
     with ResultStore(args.store) as store:
         _check_name(args, sweep, store)
-        numerics = worker_numerics(args.numerics)
+        numerics = worker_numerics(args.numerics, sweep.numerics)
         if pending_runs(sweep, store)[0]:  # runs to add: of this code and the store's mode
             check_resumable(store.provenances(sweep.keys()), args.allow_mixed_versions)
             check_store_numerics(store.provenances(), numerics, args.allow_mixed_versions)
@@ -607,8 +607,8 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--ray-address", help="connect to this Ray cluster (else start one)")
     run.add_argument("--numerics", choices=MODES,
                      help="the workers' kernels: pinned, to reproduce on any x86-64 machine with "
-                     f"AVX2, or the machine's own (default: $BOCVS_NUMERICS, else {WORKER_DEFAULT}; "
-                     "see docs/reproducibility.md)")  # fmt: skip
+                     "AVX2, or the machine's own (default: $BOCVS_NUMERICS, else the sweep's "
+                     f"numerics, else {DEFAULT}; see docs/reproducibility.md)")  # fmt: skip
     run.add_argument("--out", type=Path, help="plot folder (default: the sweep's name beside "
                      "the store)")  # fmt: skip
     run.add_argument("--no-plot", action="store_true", help="skip the plots")

@@ -14,6 +14,7 @@ A config file is TOML (``.toml``) or JSON (``.json``) with the fields of :class:
     budgets = [10]            # omit for each problem's default budget
     agents = ["random", "etc"]
     seeds = 3                 # 0, 1, 2; or an explicit list [0, 7, 9]
+    numerics = "reproducible" # omit for "fast" (see bocvs_env.numerics)
     [agent_params.etc]        # keyword arguments of make_agent("etc", ...)
     beta = 2.0
     # agents = ["etc", "etc@beta1"] runs a variant of etc as an agent of its own, with the
@@ -36,6 +37,7 @@ from dataclasses import asdict, dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any
 
+from bocvs_env.numerics import Numerics, check_mode
 from bocvs_env.problems import make_problem
 from bocvs_env.problems.costs import COST_SETS
 from bocvs_env.problems.distributions import UNIFORM_VARIANCE
@@ -232,6 +234,11 @@ class SweepConfig:
         agent_params: agent name -> keyword arguments.
         problem_options: keyword arguments of ``make_problem`` shared by all runs (not its
             sweep axes ``cost_set``, ``variance``, ``budget``, nor ``name`` or ``cost_model``).
+        numerics: the numerics mode its runs are made in unless ``bocvs run --numerics`` or
+            ``BOCVS_NUMERICS`` says otherwise (:func:`bocvs_env.numerics.worker_numerics`);
+            ``None`` for the default, ``fast``. The sweeps meant for publishing say
+            ``reproducible``. How the runs are computed, not which: not part of
+            :meth:`digest`.
 
     The fields are checked here; that the problems can be built with these options and the
     agents with these parameters is checked by :func:`bocvs_env.benchmark.sweep.check_sweep`.
@@ -246,6 +253,7 @@ class SweepConfig:
     seeds: Sequence[int] | int = 1
     agent_params: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
     problem_options: Mapping[str, Any] = field(default_factory=dict)
+    numerics: Numerics | None = None
 
     def __post_init__(self) -> None:
         _check_name(self.name)
@@ -257,6 +265,8 @@ class SweepConfig:
         seeds = _seeds(self.seeds)
         _check_problem_options(self.problem_options)
         _check_agent_params(self.agent_params, agents)
+        if self.numerics is not None:
+            check_mode(self.numerics)
         for attr, value in (
             ("problems", problems),
             ("cost_sets", cost_sets),
@@ -349,10 +359,10 @@ class SweepConfig:
         return cls.from_dict({"name": path.stem, **data})
 
     def digest(self) -> str:
-        """Eight hex digits of the definition, its name left out: equal definitions, equal
-        digests (``budgets=None`` and the explicit default budgets define the same runs but
+        """Eight hex digits of the definition, its name and numerics mode left out: equal
+        definitions, equal digests (``budgets=None`` and the explicit default budgets define the same runs but
         differ as definitions)."""
-        data = {**self.to_dict(), "name": None}
+        data = {k: v for k, v in self.to_dict().items() if k != "numerics"} | {"name": None}
         return hashlib.sha256(_canonical(data).encode()).hexdigest()[:8]
 
     def with_overrides(self, **overrides: Any) -> SweepConfig:
@@ -374,6 +384,7 @@ SWEEP_PRESETS: dict[str, SweepConfig] = {
         budgets=(30.0,),
         agents=("etc", "ucb-psq", "random"),
         seeds=4,
+        numerics="reproducible",  # the README's figures, on any x86-64 machine with AVX2
     ),
     # The AAAI 2025 paper's grid (Hoang, Nguyen & Tran), section "Experiments".
     "paper": SweepConfig(
@@ -384,6 +395,7 @@ SWEEP_PRESETS: dict[str, SweepConfig] = {
         budgets=(100.0,),
         agents=("etc", "ucb-psq", "ts-psq", "etc-50", "random"),
         seeds=5,
+        numerics="reproducible",
     ),
 }
 

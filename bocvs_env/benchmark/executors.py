@@ -8,7 +8,7 @@ of :meth:`Executor.run`) receives the outcomes and alone writes the store.
 Every worker runs torch on one thread, so the same configuration in the same numerics mode
 gives the same record bit for bit whichever executor runs it (on one machine; in
 ``reproducible`` mode, on any x86-64 machine with AVX2). Workers start in a numerics mode
-(:mod:`bocvs_env.numerics`; :data:`~bocvs_env.numerics.WORKER_DEFAULT` unless told otherwise):
+(:mod:`bocvs_env.numerics`; ``fast``, :data:`~bocvs_env.numerics.DEFAULT`, unless told otherwise):
 its variables are in their environment from the start, before numpy, SciPy or torch loads (for
 local workers, in the driver's environment while it starts them; for Ray, the tasks'
 ``runtime_env``), and a worker whose libraries run other kernels records the run as failed
@@ -39,7 +39,7 @@ from bocvs_env.benchmark.config import RunConfig
 from bocvs_env.benchmark.runner import RunResult, run_config
 from bocvs_env.benchmark.signals import STOP_SIGNALS
 from bocvs_env.numerics import (
-    WORKER_DEFAULT,
+    DEFAULT,
     Numerics,
     check_mode,
     child_environment,
@@ -208,7 +208,7 @@ class LocalExecutor(Executor):
         ValueError: if ``workers`` < 1.
     """
 
-    def __init__(self, workers: int | None = None, numerics: Numerics = WORKER_DEFAULT) -> None:
+    def __init__(self, workers: int | None = None, numerics: Numerics = DEFAULT) -> None:
         self.workers = default_workers() if workers is None else int(workers)
         if self.workers < 1:
             raise ValueError(f"workers must be at least 1, got {workers!r}")
@@ -321,7 +321,7 @@ class RayExecutor(Executor):
         self,
         address: str | None = None,
         num_cpus: int | None = None,
-        numerics: Numerics = WORKER_DEFAULT,
+        numerics: Numerics = DEFAULT,
     ) -> None:
         self.numerics = check_mode(numerics)
         try:
@@ -379,7 +379,7 @@ def make_executor(
     name: str,
     workers: int | None = None,
     ray_address: str | None = None,
-    numerics: Numerics = WORKER_DEFAULT,
+    numerics: Numerics = DEFAULT,
 ) -> Executor:
     """An executor by name: ``local`` (``workers`` processes) or ``ray`` (``ray_address``;
     ``workers`` CPUs of a local instance), its workers in the numerics mode ``numerics``.

@@ -19,7 +19,9 @@ The variables take effect only when the libraries load (MKL and OpenBLAS read th
 mode is set in a process's environment before numpy, SciPy or torch is imported:
 
 - the benchmark's workers are started with it (:func:`numerics_env` in their environment;
-  ``bocvs run --numerics``, ``reproducible`` by default);
+  ``bocvs run --numerics``, else the sweep's own ``numerics``, else ``fast``: pinned kernels
+  cost up to 2.3 times the CPU of the machine's own on the grid's heaviest runs, so
+  ``reproducible`` is the mode of the sweeps that are published, which say so);
 - a script runs under ``python -m bocvs_env.numerics reproducible python script.py`` (or
   ``eval "$(python -m bocvs_env.numerics reproducible)"`` to export the variables in a shell),
   or with ``BOCVS_NUMERICS=reproducible`` in its environment if it imports ``bocvs_env``
@@ -44,10 +46,8 @@ Numerics = Literal["reproducible", "fast"]
 MODES: tuple[Numerics, ...] = get_args(Numerics)
 #: The environment variable that carries the mode to workers and scripts.
 ENV_VAR = "BOCVS_NUMERICS"
-#: The mode of a process whose environment does not say.
+#: The mode of a process, or of the benchmark's workers, when nothing says otherwise.
 DEFAULT: Numerics = "fast"
-#: The mode of the benchmark's workers unless told otherwise (:func:`worker_numerics`).
-WORKER_DEFAULT: Numerics = "reproducible"
 
 #: The variables ``reproducible`` mode sets. Which of them change a trace on this kind of
 #: machine is measured by ``benchmarks/numerics_perturbations.py`` (see
@@ -118,16 +118,19 @@ def requested_numerics() -> Numerics:
         raise ValueError(f"{ENV_VAR}={value!r}: expected one of {list(MODES)}") from None
 
 
-def worker_numerics(asked: str | None = None) -> Numerics:
+def worker_numerics(asked: str | None = None, sweep: str | None = None) -> Numerics:
     """The mode of the benchmark's workers: ``asked`` (``bocvs run --numerics``), else the one
-    :data:`ENV_VAR` names, else :data:`WORKER_DEFAULT`.
+    :data:`ENV_VAR` names, else ``sweep`` (the sweep's own ``numerics``), else
+    :data:`DEFAULT`.
 
     Raises:
         ValueError: for an unknown mode.
     """
     if asked is not None:
         return check_mode(asked)
-    return requested_numerics() if ENV_VAR in os.environ else WORKER_DEFAULT
+    if ENV_VAR in os.environ or sweep is None:
+        return requested_numerics()
+    return check_mode(sweep)
 
 
 def numerics_env(mode: Numerics) -> dict[str, str]:

@@ -46,6 +46,23 @@ def test_run_prints_progress_table_and_plot_path(ran: tuple[Path, str, str]) -> 
     assert plot.read_bytes()[:4] == b"\x89PNG"
 
 
+def test_a_sweep_runs_in_fast_numerics_unless_it_or_the_user_asks_otherwise(
+    ran: tuple[Path, str, str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Pinned kernels cost CPU, so only a sweep that asks (a published one) pays for them."""
+    with ResultStore(ran[0], readonly=True) as store:
+        assert {r.provenance["numerics"] for r in store.runs()} == {"fast"}
+    monkeypatch.delenv("BOCVS_NUMERICS", raising=False)
+    config = tmp_path / "pinned.toml"
+    config.write_text('problems = ["hartmann3"]\nbudgets = [3]\nnumerics = "reproducible"\n')
+    argv = ["run", "--config", str(config), "--workers", "1", "--no-plot", "-q"]
+    assert main([*argv, "--store", str(tmp_path / "a.db")]) == 0
+    assert main([*argv, "--store", str(tmp_path / "b.db"), "--numerics", "fast"]) == 0
+    for name, mode in (("a.db", "reproducible"), ("b.db", "fast")):
+        with ResultStore(tmp_path / name, readonly=True) as store:
+            assert [r.provenance["numerics"] for r in store.runs()] == [mode]
+
+
 @pytest.mark.parametrize("sweep", [[*SWEEP, "--name", "tiny"], ["--sweep", "tiny"]])
 def test_run_again_skips_everything(ran: tuple[Path, str, str], capsys, sweep) -> None:
     store, _, _ = ran

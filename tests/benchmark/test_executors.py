@@ -40,12 +40,11 @@ class InProcessExecutor(Executor):
             torch.set_num_threads(threads)
 
 
-def _local(folder: Path, numerics: Numerics | None = None) -> tuple[list[StoredRun], set[str]]:
+def _local(folder: Path, numerics: Numerics) -> tuple[list[StoredRun], set[str]]:
     """The tiny sweep run by two local worker processes (after the oracle is cached) in the
-    numerics mode ``numerics`` (the executor's default if ``None``), and the keys of the runs
-    that reported progress."""
+    numerics mode ``numerics``, and the keys of the runs that reported progress."""
     seen: set[str] = set()
-    executor = LocalExecutor(2) if numerics is None else LocalExecutor(2, numerics)
+    executor = LocalExecutor(2, numerics)
     with ResultStore(folder / "local.db") as store, executor:
         report = run_sweep(tiny_sweep(), store, executor, progress=lambda k, *_: seen.add(k))
         assert (report.recorded, report.skipped, report.failed) == (report.total, 0, [])
@@ -62,8 +61,8 @@ def local_runs(
 
 @pytest.fixture(scope="module")
 def reproducible_runs(tmp_path_factory: pytest.TempPathFactory, tiny_results) -> list[StoredRun]:
-    """:func:`_local` in the executor's default mode."""
-    return _local(tmp_path_factory.mktemp("reproducible"))[0]
+    """:func:`_local` in ``reproducible`` mode."""
+    return _local(tmp_path_factory.mktemp("reproducible"), "reproducible")[0]
 
 
 def test_local_processes_match_in_process(local_runs, filled_store) -> None:
@@ -78,9 +77,7 @@ def test_local_processes_match_in_process(local_runs, filled_store) -> None:
 PINNED = {**PINNED_SETTINGS, "numerics": "reproducible", "torch_threads": 1}
 
 
-def test_local_workers_run_reproducible_by_default_with_every_pin_in_force(
-    reproducible_runs,
-) -> None:
+def test_reproducible_local_workers_have_every_pin_in_force(reproducible_runs) -> None:
     """The pins reach the workers before their libraries load, whatever this process runs."""
     for run in reproducible_runs:
         assert {k: run.provenance[k] for k in PINNED} == PINNED

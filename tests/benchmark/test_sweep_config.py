@@ -125,6 +125,19 @@ def test_bad_config_files(tmp_path: Path, name: str, text: str, error: type, mes
         SweepConfig.from_file(path)
 
 
+def test_a_sweep_names_its_numerics_mode_outside_its_definition(tmp_path: Path) -> None:
+    """``numerics`` says how the runs are computed, not which: the digest ignores it."""
+    toml = tmp_path / "pinned.toml"
+    toml.write_text('problems = ["hartmann3"]\nnumerics = "reproducible"\n')
+    pinned = SweepConfig.from_file(toml)
+    assert pinned.numerics == "reproducible" and _sweep().numerics is None
+    assert pinned.digest() == replace(pinned, numerics=None).digest()
+    assert pinned.keys() == replace(pinned, numerics=None).keys()
+    assert SweepConfig.from_dict(pinned.to_dict()) == pinned
+    with pytest.raises(ValueError, match="numerics mode must be one of"):
+        replace(pinned, numerics="exact")  # type: ignore[arg-type]
+
+
 def test_missing_config_file(tmp_path: Path) -> None:
     with pytest.raises(FileNotFoundError, match="no sweep config"):
         SweepConfig.from_file(tmp_path / "none.toml")
@@ -251,6 +264,7 @@ def test_the_final_grid_is_the_papers_with_every_agent_and_ten_seeds() -> None:
     assert _cells(grid) == _cells(paper) and grid.budgets == paper.budgets
     assert {*paper.agents, "fetc", "sadcbo", "ei-cost"} <= set(grid.agents)
     assert list(sweep_seeds(grid)) == list(range(10))
+    assert grid.numerics == "reproducible" == paper.numerics == preset("quick").numerics
 
 
 @pytest.mark.parametrize(
@@ -264,6 +278,7 @@ def test_the_settings_beyond_the_paper_are_new_cells_with_the_grids_agents(name:
     assert beyond.agents == grid.agents and beyond.budgets == grid.budgets
     assert _cells(beyond) and not _cells(beyond) & _cells(grid)
     assert list(sweep_seeds(beyond)) == list(range(5))
+    assert beyond.numerics == "reproducible"
 
 
 def test_the_fast_options_check_pairs_every_paper_agent_with_its_exact_variant() -> None:

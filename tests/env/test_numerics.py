@@ -58,9 +58,11 @@ def test_the_modes_variables() -> None:
 def test_the_mode_asked_for(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv(ENV_VAR, raising=False)
     assert requested_numerics() == "fast"
-    assert worker_numerics() == "reproducible" and worker_numerics("fast") == "fast"
+    assert worker_numerics() == "fast" == worker_numerics("fast", sweep="reproducible")
+    assert worker_numerics(sweep="reproducible") == "reproducible"  # the sweep's own mode
     monkeypatch.setenv(ENV_VAR, "fast")
-    assert requested_numerics() == "fast" == worker_numerics()
+    assert requested_numerics() == "fast" == worker_numerics(sweep="reproducible")
+    assert worker_numerics("reproducible") == "reproducible"  # --numerics first
     monkeypatch.setenv(ENV_VAR, "exact")
     with pytest.raises(ValueError, match=f"{ENV_VAR}='exact'"):
         requested_numerics()
