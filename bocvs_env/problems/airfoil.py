@@ -8,8 +8,13 @@ outcome transform) by ``fit_gpytorch_mll``, and take its posterior mean as ``f``
 sound pressure level).
 
 The fit runs once per data file (about a minute on two cores; 3 to 4 minutes on a heavily loaded
-machine) with a fixed seed and exact Cholesky solves, and is cached in ``cache_dir()/airfoil-gp-<key>.npz``, keyed by the sha256 of the
-file's bytes and :data:`FIT_VERSION`. The cache holds the hyperparameters, the training inputs and
+machine) with a fixed seed and exact Cholesky solves, and is cached in
+``cache_dir()/airfoil-gp-v<FIT_VERSION>[-reproducible]-<key>.npz``, keyed by the sha256 of the
+file's bytes, :data:`FIT_VERSION` and the numerics mode of the process
+(:func:`bocvs_env.numerics.requested_numerics`). The objective is the fit, so its last bits are
+the fit's: a fit made in a ``reproducible`` process (kernels pinned, one thread) is the same on
+any x86-64 machine with AVX2, while a ``fast`` process's depends on the machine's kernels and on
+the threads of the process that fitted it first, and never stands in for it. The cache holds the hyperparameters, the training inputs and
 the precomputed weights ``y_std s (K + noise I)^{-1} (y - c)`` (``s`` the kernel's output
 scale, 1 for BoTorch's default model), so that
 ``f(x) = y_mean + y_std c + k(x, X) @ weights`` is cheap, plus the range of ``f`` over the cube
@@ -41,6 +46,7 @@ from torch import Tensor
 
 from bocvs_env.goal import cache_dir
 from bocvs_env.gp_algebra import fit_weights, hyperparameters_of
+from bocvs_env.numerics import requested_numerics
 from bocvs_env.problems.data import data_file, file_digest, load_npz, load_table
 from bocvs_env.problems.extrema import extremes_on_cube
 from bocvs_env.problems.kernel_mean import SEKernelMean
@@ -149,8 +155,10 @@ def fit_airfoil_gp(X: Tensor, y: Tensor) -> dict[str, np.ndarray]:
 
 
 def fit_cache_path(digest: str) -> Path:
-    """Where the fit of the data file with sha256 ``digest`` is cached (under ``cache_dir()``)."""
-    return cache_dir() / f"airfoil-gp-v{FIT_VERSION}-{digest[:24]}.npz"
+    """Where the fit of the data file with sha256 ``digest`` is cached (under ``cache_dir()``) for
+    the numerics mode of this process (a ``fast`` fit keeps the name it had before the modes)."""
+    mode = "-reproducible" if requested_numerics() == "reproducible" else ""
+    return cache_dir() / f"airfoil-gp-v{FIT_VERSION}{mode}-{digest[:24]}.npz"
 
 
 def _read_cache(path: Path) -> dict[str, np.ndarray] | None:

@@ -214,6 +214,31 @@ def test_airfoil_fit_is_cached_reused_and_keyed_by_content(
     assert len(list(tmp_cache.iterdir())) == 2
 
 
+def test_the_fit_is_cached_per_numerics_mode(
+    small_airfoil_dir: Path, tmp_cache: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The objective is the fit, whose last bits depend on the kernels that made it: a fit made
+    with the machine's kernels never stands in for a pinned one, nor the other way round."""
+    monkeypatch.delenv("BOCVS_NUMERICS", raising=False)
+    fast = airfoil(small_airfoil_dir)
+    monkeypatch.setenv("BOCVS_NUMERICS", "reproducible")
+    fits: list[int] = []
+    fit = airfoil_module.fit_airfoil_gp
+
+    def counting_fit(X: torch.Tensor, y: torch.Tensor) -> dict:
+        fits.append(1)
+        return fit(X, y)
+
+    monkeypatch.setattr(airfoil_module, "fit_airfoil_gp", counting_fit)
+    pinned = airfoil(small_airfoil_dir)
+    assert fits == [1]  # refitted: the fast fit does not stand in
+    assert fast.cache_path is not None and pinned.cache_path is not None
+    v = f"-v{airfoil_module.FIT_VERSION}-"
+    assert pinned.cache_path.name == fast.cache_path.name.replace(v, f"{v}reproducible-")
+    monkeypatch.setenv("BOCVS_NUMERICS", "fast")
+    assert airfoil(small_airfoil_dir).cache_path == fast.cache_path and fits == [1]
+
+
 def test_corrupt_cache_is_refitted(small_airfoil_dir: Path, tmp_cache: Path) -> None:
     fresh = airfoil(small_airfoil_dir, cache=False)
     assert fresh.cache_path is None and not tmp_cache.exists()
