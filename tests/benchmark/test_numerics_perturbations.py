@@ -118,3 +118,34 @@ def test_fast_traces_change_under_a_perturbation(tmp_path: Path) -> None:
         if _differ(base, _traces(tmp_path, [SYNTHETIC], agents, "fast", extra)):
             return
     pytest.fail("no perturbation changed a fast-mode trace: the check of reproducible mode is moot")
+
+
+#: Prints the digest of the airfoil objective's fit to the data folder ``sys.argv[1]``.
+_FIT_DIGEST = (
+    "import sys; from bocvs_env.problems.airfoil import airfoil; "
+    "print(airfoil(sys.argv[1], cache=False).fit_digest)"
+)
+
+
+def _fit_digest(data: Path, mode: str, extra: dict[str, str]) -> str:
+    """The airfoil fit's digest, fitted afresh by a process started in ``mode`` with the
+    variables ``extra`` in its environment."""
+    env = {k: v for k, v in os.environ.items() if k not in PINS and k != ENV_VAR}
+    cmd = [sys.executable, "-m", "bocvs_env.numerics", mode, sys.executable, "-c", _FIT_DIGEST]
+    done = subprocess.run([*cmd, str(data)], env={**env, **extra}, capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    return done.stdout.strip()
+
+
+def test_the_airfoil_fit_ignores_every_perturbation_in_reproducible_mode(
+    quick_data_dir: Path,
+) -> None:
+    """Airfoil's objective is a GP fitted to the data on the machine that runs it, so its values
+    are the fit's bits: pinned, the fit is the same under each perturbation; with the machine's
+    kernels it is not (on the thinned file, to fit in seconds)."""
+    pinned = {
+        name: _fit_digest(quick_data_dir, "reproducible", e) for name, e in PERTURBATIONS.items()
+    }
+    assert len(set(pinned.values())) == 1, pinned
+    fast = {_fit_digest(quick_data_dir, "fast", e) for e in PERTURBATIONS.values()}
+    assert len(fast) > 1
