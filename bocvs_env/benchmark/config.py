@@ -360,8 +360,8 @@ class SweepConfig:
 
     def digest(self) -> str:
         """Eight hex digits of the definition, its name and numerics mode left out: equal
-        definitions, equal digests (``budgets=None`` and the explicit default budgets define the same runs but
-        differ as definitions)."""
+        definitions, equal digests (``budgets=None`` and the explicit default budgets define the
+        same runs but differ as definitions)."""
         data = {k: v for k, v in self.to_dict().items() if k != "numerics"} | {"name": None}
         return hashlib.sha256(_canonical(data).encode()).hexdigest()[:8]
 
