@@ -138,7 +138,10 @@ def test_executor_names() -> None:
 @pytest.mark.skipif(not HAS_RAY, reason='Ray is not installed (pip install "bocvs[ray]")')
 def test_ray_gives_the_same_records(tmp_path: Path, reproducible_runs, tiny_results) -> None:
     seen: set[str] = set()
-    with ResultStore(tmp_path / "ray.db") as store, RayExecutor(num_cpus=2) as executor:
+    with (
+        ResultStore(tmp_path / "ray.db") as store,
+        RayExecutor(num_cpus=2, numerics="reproducible") as executor,
+    ):
         report = run_sweep(tiny_sweep(), store, executor, progress=lambda key, *_: seen.add(key))
         assert report.failed == [] and report.recorded == report.total
         ray_runs = store.runs()
