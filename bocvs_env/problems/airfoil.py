@@ -14,9 +14,10 @@ file's bytes, :data:`FIT_VERSION` and the numerics mode of the process
 (:func:`bocvs_env.numerics.requested_numerics`). The objective is the fit, so its last bits are
 the fit's: a fit made in a ``reproducible`` process (kernels pinned, one thread) is the same on
 any x86-64 machine with AVX2, while a ``fast`` process's depends on the machine's kernels and on
-the threads of the process that fitted it first, and never stands in for it. The cache holds the hyperparameters, the training inputs and
-the precomputed weights ``y_std s (K + noise I)^{-1} (y - c)`` (``s`` the kernel's output
-scale, 1 for BoTorch's default model), so that
+the threads of the process that fitted it first, and never stands in for it. The cache holds
+the hyperparameters, the training inputs and the precomputed weights
+``y_std s (K + noise I)^{-1} (y - c)`` (``s`` the kernel's output scale, 1 for BoTorch's default
+model), so that
 ``f(x) = y_mean + y_std c + k(x, X) @ weights`` is cheap, plus the range of ``f`` over the cube
 that a multi-start search found at fit time. A cache file that cannot be read, or does not match,
 is refitted and replaced atomically; a cache folder that cannot be written gives a warning, not
