@@ -22,16 +22,17 @@ initial design on any commit and machine, so the sides pair by seed.
 from __future__ import annotations
 
 import argparse
-import sys
 from collections.abc import Sequence
 from pathlib import Path
 
 import numpy as np
+from claims import cpu_seconds
 
 from bocvs_env.benchmark.compare import METRICS, PairedComparison, compare_baselines
 from bocvs_env.benchmark.panels import Panel
 from bocvs_env.benchmark.published import (
     add_source_arguments,
+    print_report,
     read_runs,
     recorded_sweep,
     script_runs,
@@ -56,21 +57,12 @@ def _base(label: str) -> str:
     return label.rsplit("@", 1)[0]
 
 
-def mean_final(runs: Sequence[StoredRun]) -> dict[Panel, dict[str, dict[int, float]]]:
+def final_regrets(runs: Sequence[StoredRun]) -> dict[Panel, dict[str, dict[int, float]]]:
     """Per panel and agent, the final simple regret of each seed's run."""
     out: dict[Panel, dict[str, dict[int, float]]] = {}
     for r in runs:
-        by_seed = out.setdefault(Panel.of(r), {}).setdefault(_base(r.config.agent), {})
+        by_seed = out.setdefault(Panel.of(r), {}).setdefault(r.config.agent, {})
         by_seed[r.config.seed] = METRICS["final"].value(r.record)
-    return out
-
-
-def mean_cpu(runs: Sequence[StoredRun]) -> dict[Panel, dict[str, dict[int, float]]]:
-    """Per panel and agent, the CPU seconds of each seed's run (``provenance["cpu_s"]``)."""
-    out: dict[Panel, dict[str, dict[int, float]]] = {}
-    for r in runs:
-        by_seed = out.setdefault(Panel.of(r), {}).setdefault(_base(r.config.agent), {})
-        by_seed[r.config.seed] = float(r.provenance.get("cpu_s", np.nan))
     return out
 
 
@@ -90,7 +82,7 @@ def bar_markdown(
         runs, [baselines], agent=agent, metric_names=("final", "area"), n_resamples=n_resamples
     )
     verdict = {(c.panel, _base(c.reference), c.metric): c for c in comps}
-    finals, cpus = mean_final([*runs, *baselines]), mean_cpu([*runs, *baselines])
+    finals, cpus = final_regrets([*runs, *baselines]), cpu_seconds([*runs, *baselines])
     others = sorted({_base(c.reference) for c in comps})
     lines = [
         f"Agent: {versions_line(r.provenance for r in runs)} "
@@ -109,7 +101,7 @@ def bar_markdown(
     for panel, by_agent in sorted(finals.items()):
         if agent not in by_agent:
             continue
-        row = _panel_row(panel, by_agent, cpus[panel], verdict, agent, others, counts)
+        row = _panel_row(panel, by_agent, cpus.get(panel, {}), verdict, agent, others, counts)
         lines.append(row)
     lines += ["", *counts.bar(extras, len(counts.panels))]
     return "\n".join(lines) + "\n"
@@ -213,16 +205,15 @@ def main() -> None:
     p.add_argument("--extras", action="store_true", help="the bar of the settings beyond the grid")
     p.add_argument("--resamples", type=int, default=RESAMPLES, help="bootstrap resamples")
     args = p.parse_args()
-    try:
+
+    def page() -> str:
         runs = [r for r in script_runs(args) if r.config.agent == args.agent]
         baselines, _ = read_runs(
             args.baselines, lambda source: recorded_sweep(source, args.baseline_sweep)
         )
-        page = bar_markdown(runs, baselines, args.agent, args.extras, args.resamples)
-    except (OSError, ValueError) as err:
-        print(f"best_agent_bar: error: {err}", file=sys.stderr)
-        sys.exit(2)
-    print(page, end="")
+        return bar_markdown(runs, baselines, args.agent, args.extras, args.resamples)
+
+    print_report("best_agent_bar", page)
 
 
 if __name__ == "__main__":

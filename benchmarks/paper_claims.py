@@ -36,11 +36,10 @@ runs of several code versions unless given ``--allow-mixed-versions``:
 from __future__ import annotations
 
 import argparse
-import sys
 
 from claims import PROPOSED, claims_markdown
 
-from bocvs_env.benchmark.published import add_source_arguments, script_runs
+from bocvs_env.benchmark.published import add_source_arguments, print_report, script_runs
 from bocvs_env.benchmark.stats import BOOTSTRAP_SEED, RESAMPLES
 
 
@@ -57,15 +56,14 @@ def main() -> None:
         "--time-reference", default=PROPOSED, help="its CPU time as a ratio to this agent's"
     )
     args = p.parse_args()
-    try:  # no such store or folder or sweep, mixed versions, a proposed agent without runs
+
+    def page() -> str:  # fails on a proposed agent without runs, too
         runs = script_runs(args, args.seeds, args.problems)
-        page = claims_markdown(
+        return claims_markdown(
             runs, args.resamples, BOOTSTRAP_SEED, args.proposed, args.time_reference
         )
-    except (OSError, ValueError) as err:
-        print(f"paper_claims: error: {err}", file=sys.stderr)
-        sys.exit(2)
-    print(page, end="")
+
+    print_report("paper_claims", page)
 
 
 if __name__ == "__main__":

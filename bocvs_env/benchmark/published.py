@@ -22,6 +22,7 @@ from __future__ import annotations
 import argparse
 import functools
 import json
+import sys
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -448,6 +449,18 @@ def add_source_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--sweep", required=True, help="the recorded sweep, e.g. grid")
     parser.add_argument("--allow-mixed-versions", action="store_true",
                         help="accept runs of several commits or library versions")  # fmt: skip
+
+
+def print_report(prog: str, page: Callable[[], str]) -> None:
+    """Print the page a report script makes (``page()``); when its input is bad (no such store,
+    folder or sweep, runs of mixed versions, ...), one line ``<prog>: error: ...`` on stderr
+    instead, and exit status 2."""
+    try:
+        text = page()
+    except (OSError, ValueError) as err:
+        print(f"{prog}: error: {err}", file=sys.stderr)
+        sys.exit(2)
+    print(text, end="")
 
 
 def script_runs(
