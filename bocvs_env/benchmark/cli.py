@@ -547,12 +547,13 @@ def _cmd_leaderboard(args: argparse.Namespace) -> int:
 
 
 def _cmd_publish(args: argparse.Namespace) -> int:
-    from bocvs_env.benchmark.published import open_runs, publish
+    from bocvs_env.benchmark.published import open_runs, publish, read_runs
 
-    runs, _ = _report_runs(args)
+    # the versions are checked per sweep (publish), not across the folder's sweeps
+    runs, _ = read_runs(args.data or args.store, functools.partial(_selection, args), True)
     with open_runs(args.data or args.store) as source:
         sweeps = source.sweeps()
-    for path in publish(runs, sweeps, args.out, args.force):
+    for path in publish(runs, sweeps, args.out, args.force, args.allow_mixed_versions):
         print(f"{path} ({path.stat().st_size / 1e6:.2f} MB)")
     return 0
 

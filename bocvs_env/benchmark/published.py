@@ -212,16 +212,30 @@ def publish(
     sweeps: Mapping[str, SweepConfig],
     out_dir: str | Path,
     force: bool = False,
+    allow_mixed: bool = False,
 ) -> list[Path]:
     """Write ``runs`` (and the sweeps they belong to) as a published folder; the files' paths.
+
+    A folder may hold sweeps of several code versions (a new agent's sweep beside an archive's,
+    each paired with the other by seed), but each sweep's runs are of one version and one
+    numerics mode unless ``allow_mixed``.
 
     Raises:
         ValueError: if there are no runs, a column is not documented in :data:`RUN_COLUMNS`,
             or (unless ``force``) the folder already publishes runs that ``runs`` lack, which
             writing would drop; before anything is written.
+        MixedVersionsError: a sweep whose runs are of several code versions or modes (unless
+            ``allow_mixed``), naming it; before anything is written.
     """
     if not runs:
         raise ValueError("no runs to publish")
+    published = _sweeps_of(runs, sweeps)
+    for name, sweep in published.items():
+        keys = set(sweep.keys())
+        try:
+            check_one_version((r.provenance for r in runs if r.key in keys), allow_mixed)
+        except MixedVersionsError as err:
+            raise MixedVersionsError(f"sweep {name!r}: {err}") from None
     out = Path(out_dir)
     if not force:
         _check_nothing_dropped(out, runs)
@@ -234,7 +248,7 @@ def publish(
     paths = [out / RUNS_FILE, out / STEPS_FILE, out / SWEEPS_FILE, out / README_FILE]
     per_run.to_parquet(paths[0], index=False, compression="zstd")
     per_step.to_parquet(paths[1], index=False, compression="zstd")
-    configs = {name: s.to_dict() for name, s in _sweeps_of(runs, sweeps).items()}
+    configs = {name: s.to_dict() for name, s in published.items()}
     paths[2].write_text(json.dumps(configs, indent=1, sort_keys=True) + "\n")
     paths[3].write_text(_readme(len(per_run), len(per_step)))
     return paths

@@ -165,6 +165,33 @@ def test_a_sweep_whose_runs_another_sweep_recorded_is_published(
     assert "| random | 2 |" in capsys.readouterr().out
 
 
+def test_a_folder_holds_sweeps_of_several_versions_each_of_one(
+    tmp_path: Path, tiny_results: list[RunResult], capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A new agent's sweep is published beside an archive's sweep of another commit; a sweep
+    whose own runs are of two commits is refused, naming it, before anything is written."""
+    store_path, out = tmp_path / "s.db", tmp_path / "data"
+    archive, new = tiny_sweep(name="archive", seeds=1), tiny_sweep(name="new", seeds=2)
+    with ResultStore(store_path) as store:
+        store.register_sweep(archive)
+        store.register_sweep(new)
+        store.add(at_commit(tiny_results[0], "a" * 40), sweep="archive")
+        store.add(at_commit(tiny_results[1], "b" * 40), sweep="new")
+    assert main(["publish", "--store", str(store_path), "--out", str(out)]) == 2
+    err = capsys.readouterr().err.strip()
+    assert "sweep 'new': the selected runs come from 2 code versions" in err
+    assert len(err.splitlines()) == 1 and not out.exists()
+    assert (
+        main(["publish", "--store", str(store_path), "--sweep", "archive", "--out", str(out)]) == 0
+    )
+    with ResultStore(store_path) as store:
+        store.register_sweep(tiny_sweep(name="new", seeds=[1]))  # the new agent's own runs
+    assert main(["publish", "--store", str(store_path), "--out", str(out)]) == 0
+    with PublishedRuns(out) as folder:
+        commits = {r.provenance["sweep"]: r.provenance["git_commit"] for r in folder.runs()}
+    assert commits == {"archive": "a" * 40, "new": "b" * 40}
+
+
 def test_scripts_select_a_sweeps_runs_by_seed_and_problem(
     two_agent_store: Path, published: Path
 ) -> None:
@@ -327,8 +354,8 @@ def test_docs_pages_are_recomputed_from_the_published_data(
 @pytest.mark.skipif(
     not (DOCS_DATA / RUNS_FILE).is_file(), reason="docs/data holds no published runs"
 )
-def test_docs_data_is_one_commit_and_ucb_psq_ignores_the_other_sets_costs() -> None:
-    """Every published run comes from one commit; in the paper's grid UCB-PSQ, which plays only
+def test_docs_data_sweeps_are_each_one_commit_and_ucb_psq_ignores_the_other_sets_costs() -> None:
+    """Each published sweep's runs come from one commit; in the paper's grid UCB-PSQ, which plays only
     the full set where there is one, and whose cost is 1 in the cheap and the moderate cost sets
     alike, makes the same plays, pays the same costs and reaches the same values in both, seed
     for seed. (Runs need not reproduce across kinds of CPU, so this holds where both panels' runs
@@ -336,7 +363,10 @@ def test_docs_data_is_one_commit_and_ucb_psq_ignores_the_other_sets_costs() -> N
     of two machines, docs/results.md.)"""
     with PublishedRuns(DOCS_DATA) as source:
         runs = source.runs()
-    assert len({r.provenance["git_commit"] for r in runs}) == 1
+        sweeps = source.sweeps()
+    for sweep in sweeps.values():
+        keys = set(sweep.keys())
+        assert len({r.provenance["git_commit"] for r in runs if r.key in keys}) == 1, sweep.name
     by_setting: dict[tuple, dict[str, StoredRun]] = {}
     for r in runs:
         c = r.config
