@@ -6,6 +6,7 @@ from __future__ import annotations
 import argparse
 import subprocess
 import sys
+from dataclasses import replace
 from pathlib import Path
 
 import claims
@@ -185,7 +186,7 @@ def test_a_folder_holds_sweeps_of_several_versions_each_of_one(
         main(["publish", "--store", str(store_path), "--sweep", "archive", "--out", str(out)]) == 0
     )
     with ResultStore(store_path) as store:
-        store.register_sweep(tiny_sweep(name="new", seeds=[1]))  # the new agent's own runs
+        store.register_sweep(replace(new, seeds=[1]))  # the new agent's own runs
     assert main(["publish", "--store", str(store_path), "--out", str(out)]) == 0
     with PublishedRuns(out) as folder:
         commits = {r.provenance["sweep"]: r.provenance["git_commit"] for r in folder.runs()}
