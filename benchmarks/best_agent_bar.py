@@ -85,8 +85,7 @@ def bar_markdown(
     finals, cpus = final_regrets([*runs, *baselines]), cpu_seconds([*runs, *baselines])
     others = sorted({_base(c.reference) for c in comps})
     lines = [
-        f"Agent: {versions_line(r.provenance for r in runs)} "
-        f"Archive: {versions_line(r.provenance for r in baselines)}",
+        f"Agent: {versions_line(runs)} Archive: {versions_line(baselines)}",
         "",
         "Per panel: the mean final simple regret over the seeds both ran, with the verdict of "
         f"{agent} against each agent (W / T / L: significantly lower / no difference / higher, "

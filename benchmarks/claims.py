@@ -230,7 +230,7 @@ def claims_markdown(
     comparisons = compare_runs(
         runs, agent=proposed, metric_names=[m for m, _ in CLAIMS], n_resamples=resamples, seed=seed
     )
-    parts = [versions_line(r.provenance for r in runs), PANEL_INTRO, panel_tables(runs)]
+    parts = [versions_line(runs), PANEL_INTRO, panel_tables(runs)]
     if comparisons:
         level = comparisons[0].interval.level
         parts.append(

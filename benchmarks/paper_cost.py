@@ -43,7 +43,7 @@ def main() -> None:
     timings = dict(zip(sizes.astype(int).tolist(), seconds.round(2).tolist(), strict=True))
     print(f"reference decision times (s) by n: {timings}")
     print(f"sweep {args.sweep!r}: {len(runs)} runs in {args.store or args.data}")
-    print(versions_line(r.provenance for r in runs) + "\n")
+    print(versions_line(runs) + "\n")
     print(
         "| agent | runs | rounds | measured wall h | measured CPU h | estimated CPU h at the "
         "references' speed | ratio of the CPU times |"

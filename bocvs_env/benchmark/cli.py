@@ -444,8 +444,8 @@ def _baselines_report(
     archives = [baseline_runs(f, panels, agents, allow_mixed) for f in folders]
     comparisons = compare_baselines(runs, archives, agent, reference, metric_names=metrics,
                                     n_resamples=resamples, level=level, seed=bootstrap_seed)  # fmt: skip
-    theirs = [r.provenance for archive in archives for r in archive]
-    head = sides_line((r.provenance for r in runs), theirs) + "\n\n" + PAIRING_NOTE + "\n\n"
+    theirs = [r for archive in archives for r in archive]
+    head = sides_line(runs, theirs) + "\n\n" + PAIRING_NOTE + "\n\n"
     return head + comparison_markdown(comparisons), comparisons
 
 
@@ -483,7 +483,7 @@ def _store_comparison_report(
         agents = None if args.agent is None else [args.agent]
         comparisons = compare_versions(runs, others, tag, agents, args.metrics, args.resamples,
                                        args.level, args.bootstrap_seed)  # fmt: skip
-    text = versions_line(r.provenance for r in [*runs, *others]) + "\n\n"
+    text = versions_line([*runs, *others]) + "\n\n"
     return text + comparison_markdown(comparisons), comparisons
 
 
@@ -525,16 +525,15 @@ def _cmd_leaderboard(args: argparse.Namespace) -> int:
     from bocvs_env.benchmark.versions import sides_line, versions_line
 
     runs, _ = _report_runs(args)
-    head = versions_line(r.provenance for r in runs)
+    head = versions_line(runs)
     baselines = None
     if args.baselines:
         panels = {Panel.of(r) for r in runs}
-        theirs = as_baselines(
-            [r for f in args.baselines for r in baseline_runs(f, panels, None,
-                                                                args.allow_mixed_versions)]
-        )  # fmt: skip
+        archive = [r for f in args.baselines for r in baseline_runs(f, panels, None,
+                                                                     args.allow_mixed_versions)]  # fmt: skip
+        theirs = as_baselines(archive)
         baselines = sorted({r.config.agent for r in theirs})
-        head = sides_line((r.provenance for r in runs), (r.provenance for r in theirs))
+        head = sides_line(runs, archive)
         head += "\n\n" + PAIRING_NOTE
         runs = [*runs, *theirs]
     groups = leaderboard(runs, baselines)

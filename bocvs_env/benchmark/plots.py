@@ -122,7 +122,7 @@ def _figure(
         title_fontsize=8,
     )
     width = int(15 * fig.get_figwidth())  # characters of 8 pt text across the figure
-    caption = [CAPTION, versions_line(r.provenance for r in runs)]
+    caption = [CAPTION, versions_line(runs)]
     fig.supxlabel("\n".join(textwrap.fill(c, width) for c in caption), fontsize=8)
     return fig
 

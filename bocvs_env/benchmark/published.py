@@ -36,7 +36,11 @@ from bocvs_env.benchmark.runner import RunResult
 from bocvs_env.benchmark.selection import RunFilter
 from bocvs_env.benchmark.stats import BOOTSTRAP_SEED, LEVEL, RESAMPLES
 from bocvs_env.benchmark.store import ResultStore, StoredRun
-from bocvs_env.benchmark.versions import MixedVersionsError, check_one_version
+from bocvs_env.benchmark.versions import (
+    MixedVersionsError,
+    check_each_agent,
+    check_one_version,
+)
 from bocvs_env.evaluation import EpisodeRecord
 
 RUNS_FILE = "runs.parquet"
@@ -207,6 +211,24 @@ def steps_table(runs: Sequence[StoredRun]) -> Any:
     return frame.astype({"key": "category"})
 
 
+def _check_each_sweep(
+    sweeps: Mapping[str, SweepConfig],
+    provenances: Callable[[set[str]], list[dict[str, Any]]],
+    allow_mixed: bool,
+) -> None:
+    """Refuse a sweep whose runs (the ``provenances`` of its keys) are of several code versions
+    or numerics modes, unless ``allow_mixed``: a sweep is what one code version ran.
+
+    Raises:
+        MixedVersionsError: naming the first such sweep and its versions (or modes).
+    """
+    for name, sweep in sorted(sweeps.items()):
+        try:
+            check_one_version(provenances(set(sweep.keys())), allow_mixed)
+        except MixedVersionsError as err:
+            raise MixedVersionsError(f"sweep {name!r}: {err}") from None
+
+
 def publish(
     runs: Sequence[StoredRun],
     sweeps: Mapping[str, SweepConfig],
@@ -217,25 +239,23 @@ def publish(
     """Write ``runs`` (and the sweeps they belong to) as a published folder; the files' paths.
 
     A folder may hold sweeps of several code versions (a new agent's sweep beside an archive's,
-    each paired with the other by seed), but each sweep's runs are of one version and one
-    numerics mode unless ``allow_mixed``.
+    each paired with the other by seed), but each sweep's runs, and each agent's, are of one
+    version and one numerics mode unless ``allow_mixed``: every report the folder gives, on
+    one sweep or on all, reads each agent at one version.
 
     Raises:
         ValueError: if there are no runs, a column is not documented in :data:`RUN_COLUMNS`,
             or (unless ``force``) the folder already publishes runs that ``runs`` lack, which
             writing would drop; before anything is written.
-        MixedVersionsError: a sweep whose runs are of several code versions or modes (unless
-            ``allow_mixed``), naming it; before anything is written.
+        MixedVersionsError: a sweep, or else an agent, whose runs are of several code versions
+            or modes (unless ``allow_mixed``), naming it; before anything is written.
     """
     if not runs:
         raise ValueError("no runs to publish")
     published = _sweeps_of(runs, sweeps)
-    for name, sweep in published.items():
-        keys = set(sweep.keys())
-        try:
-            check_one_version((r.provenance for r in runs if r.key in keys), allow_mixed)
-        except MixedVersionsError as err:
-            raise MixedVersionsError(f"sweep {name!r}: {err}") from None
+    _check_each_sweep(published, lambda keys: [r.provenance for r in runs if r.key in keys],
+                      allow_mixed)  # fmt: skip
+    check_each_agent(runs, allow_mixed)
     out = Path(out_dir)
     if not force:
         _check_nothing_dropped(out, runs)
@@ -437,12 +457,18 @@ def restore_store(source: PublishedRuns, store: ResultStore, allow_mixed: bool =
     This carries a sweep across machines that keep only the published folder.
 
     Raises:
-        MixedVersionsError: before any write, if the store's runs and the folder's come from
-            several code versions, unless ``allow_mixed``.
+        MixedVersionsError: before any write, if a sweep's runs, the store's and the folder's
+            together, would come from several code versions (or modes), unless ``allow_mixed``
+            (a sweep resumes with the code that began it; the folder's sweeps may be of
+            different versions).
     """
     runs, sweeps = source.runs(), source.sweeps()  # all read (and checked) before any write
-    check_one_version([*store.provenances(), *(r.provenance for r in runs)], allow_mixed)
     held = store.sweeps()
+
+    def provenances(keys: set[str]) -> list[dict[str, Any]]:
+        return [*store.provenances(keys), *(r.provenance for r in runs if r.key in keys)]
+
+    _check_each_sweep({**sweeps, **held}, provenances, allow_mixed)
     for name, sweep in sweeps.items():
         if name not in held:  # a sweep the store records already keeps its configuration
             store.register_sweep(sweep)
@@ -523,12 +549,14 @@ def read_runs(
     """The runs every report reads: those of the sweep that ``choose`` picks in the store or
     published folder at ``path`` (by :meth:`~bocvs_env.benchmark.config.SweepConfig.keys`),
     or those its filter keeps (:class:`~bocvs_env.benchmark.selection.RunFilter`), or all
-    runs if it picks ``None``; of one code version unless ``allow_mixed``; and that choice.
+    runs if it picks ``None``; each agent's of one code version unless ``allow_mixed``
+    (:func:`~bocvs_env.benchmark.versions.check_each_agent`); and that choice.
 
     Raises:
         FileNotFoundError, StoreError: nothing at ``path``, or not a store or published folder.
         ValueError: what ``choose`` raises (e.g. an unknown sweep), or no runs selected.
-        MixedVersionsError: runs of several code versions (one line, naming them).
+        MixedVersionsError: an agent's runs of several code versions (one line, naming it
+            and them).
     """
     with open_runs(path) as source:
         chosen = choose(source)
@@ -538,7 +566,7 @@ def read_runs(
         if isinstance(chosen, SweepConfig):
             what = f"sweep {chosen.name!r}"
         raise ValueError(f"no recorded runs for {what} in {path}")
-    check_one_version([r.provenance for r in runs], allow_mixed)
+    check_each_agent(runs, allow_mixed)
     return runs, chosen
 
 
@@ -562,17 +590,18 @@ def baseline_runs(
     allow_mixed: bool = False,
 ) -> list[StoredRun]:
     """The runs of a published folder (an archive of baselines, read in place) on ``panels``,
-    of ``agents`` (``None``: every agent), of one code version unless ``allow_mixed``; only
-    those runs' steps are read.
+    of ``agents`` (``None``: every agent), each agent's of one code version unless
+    ``allow_mixed``; only those runs' steps are read.
 
     Raises:
         FileNotFoundError: if ``folder`` is not a published folder.
-        MixedVersionsError: runs of several code versions, naming the folder.
+        MixedVersionsError: an agent's runs of several code versions, naming the folder and
+            the agent.
     """
     source = PublishedRuns(folder)
     runs = source.runs(where=RunFilter.of(panels=panels, agents=agents))
     try:
-        check_one_version([r.provenance for r in runs], allow_mixed)
+        check_each_agent(runs, allow_mixed)
     except MixedVersionsError as err:
         raise MixedVersionsError(f"baselines {folder}: {err}") from None
     return runs

@@ -65,7 +65,7 @@ def summary_markdown(runs: Sequence[StoredRun], alpha: float = 0.1) -> str:
     panels = group_panels(runs)
     if not panels:
         raise ValueError("no runs to summarize")
-    parts = [versions_line(r.provenance for r in runs)]
+    parts = [versions_line(runs)]
     for panel, agents in panels.items():
         every = [r for records in agents.values() for r in records]
         head = ["agent", "seeds", "final simple regret (mean ± SE, lower is better)"]

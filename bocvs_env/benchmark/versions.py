@@ -1,14 +1,16 @@
 """The code version of a run: the git commit that ran it and the versions of the libraries
-that decide its numbers, and the rule that one report uses runs of one version.
+that decide its numbers, and the rules that keep a figure to runs of one version.
 
 A run's provenance (recorded by :func:`bocvs_env.benchmark.runner.run_config` in the worker
 that ran it) holds ``git_commit`` (the commit of the worker's checkout, see
 :func:`process_commit`) and the installed versions of :data:`KEY_DEPENDENCIES` there. Runs with
-equal commits and equal versions make the same decisions; tables, plots and comparisons mixing
-versions would average different code, so :func:`check_one_version` refuses them unless told
-otherwise. It refuses, too, runs of several numerics modes (:func:`numerics_mode`: pinned or the
-machine's own kernels, :mod:`bocvs_env.numerics`), and :func:`check_store_numerics` keeps a
-store to one mode.
+equal commits and equal versions make the same decisions; a figure averaging one agent's runs of
+several versions would average different code, so :func:`check_each_agent` refuses, in a report,
+an agent whose runs are of several versions unless told otherwise. Different agents may be of
+different versions (a new agent's runs beside an archive's, paired by seed), and the report
+says which version each agent is (:func:`versions_line`). The same rules hold for numerics
+modes (:func:`numerics_mode`: pinned or the machine's own kernels,
+:mod:`bocvs_env.numerics`), and :func:`check_store_numerics` keeps a store to one mode.
 """
 
 from __future__ import annotations
@@ -17,13 +19,16 @@ import functools
 import hashlib
 import os
 import subprocess
-from collections import Counter
-from collections.abc import Iterable, Mapping
+from collections import Counter, defaultdict
+from collections.abc import Iterable, Mapping, Sequence
 from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import bocvs_env
+
+if TYPE_CHECKING:
+    from bocvs_env.benchmark.store import StoredRun
 
 #: The libraries whose versions are part of a run's code version.
 KEY_DEPENDENCIES = ("numpy", "scipy", "torch", "gpytorch", "botorch")
@@ -123,29 +128,43 @@ def numerics_mode(provenance: Mapping[str, Any]) -> str:
     return str(provenance.get("numerics") or "fast")
 
 
-def versions_line(provenances: Iterable[Mapping[str, Any]]) -> str:
+def _each_version(runs: Sequence[StoredRun], unit: str = "") -> str:
+    """Each code version of ``runs`` with its number of runs and the agents that ran it, in
+    one line: ``"542f3de (numpy ...): 160 (getc); 552ba3d (numpy ...): 1280 (etc, fetc)"``."""
+    counts = Counter(code_version(r.provenance) for r in runs)
+    agents: dict[str, set[str]] = defaultdict(set)
+    for r in runs:
+        agents[code_version(r.provenance)].add(r.config.agent)
+    return "; ".join(
+        f"{v}: {n}{unit} ({', '.join(sorted(agents[v]))})" for v, n in sorted(counts.items())
+    )
+
+
+def versions_line(runs: Iterable[StoredRun]) -> str:
     """The code version of the runs behind a report, said in one line: ``"Runs of 552ba3d
-    (numpy 2.4.6, ...): 642."``, or with several versions each with its number of runs (a
-    report made with ``--allow-mixed-versions``, or a comparison across commits), followed by
-    the numerics modes and their numbers of runs if there are several (``" Numerics modes:
-    fast: 3; reproducible: 2."``)."""
-    provenances = list(provenances)
-    counts = Counter(code_version(p) for p in provenances)
-    modes = Counter(numerics_mode(p) for p in provenances)
+    (numpy 2.4.6, ...): 642."``, or with several versions each with its number of runs and
+    the agents that ran it (``"Runs of 2 code versions, 542f3de (numpy ...): 160 (getc);
+    552ba3d (numpy ...): 1280 (etc, fetc)."``: a new agent beside an archive, a comparison
+    across commits, or a report made with ``--allow-mixed-versions``), followed by the numerics
+    modes and their numbers of runs if there are several (``" Numerics modes: fast: 3;
+    reproducible: 2."``)."""
+    runs = list(runs)
+    counts = Counter(code_version(r.provenance) for r in runs)
+    modes = Counter(numerics_mode(r.provenance) for r in runs)
     said = f" Numerics modes: {_listed(modes, unit='')}." if len(modes) > 1 else ""
     if len(counts) == 1:
         ((only, n),) = counts.items()
         return f"Runs of {only}: {n}.{said}"
-    return f"Runs of {len(counts)} code versions, {_listed(counts, unit='')}.{said}"
+    return f"Runs of {len(counts)} code versions, {_each_version(runs)}.{said}"
 
 
-def sides_line(mine: Iterable[Mapping[str, Any]], baselines: Iterable[Mapping[str, Any]]) -> str:
-    """The code versions of both sides of a comparison with published baselines, given their
-    runs' provenances, in one line: ``"Your runs: 1a2b3c4 (numpy ...): 5 runs; baselines:
-    552ba3d (numpy ...): 70 runs."`` (different versions across the sides are expected)."""
-    mine_counts = Counter(code_version(p) for p in mine)
-    base_counts = Counter(code_version(p) for p in baselines)
-    return f"Your runs: {_listed(mine_counts)}; baselines: {_listed(base_counts)}."
+def sides_line(mine: Iterable[StoredRun], baselines: Iterable[StoredRun]) -> str:
+    """The code versions of both sides of a comparison with published baselines, in one line,
+    each version with its runs and agents: ``"Your runs: 1a2b3c4 (numpy ...): 5 runs (mine);
+    baselines: 552ba3d (numpy ...): 70 runs (etc, random)."`` (different versions across the
+    sides, and across the baselines' agents, are expected)."""
+    mine, baselines = list(mine), list(baselines)
+    return f"Your runs: {_each_version(mine, ' runs')}; baselines: {_each_version(baselines, ' runs')}."
 
 
 def check_one_version(provenances: Iterable[Mapping[str, Any]], allow_mixed: bool = False) -> None:
@@ -169,6 +188,26 @@ def check_one_version(provenances: Iterable[Mapping[str, Any]], allow_mixed: boo
             f"the selected runs were made in {len(modes)} numerics modes ({_listed(modes)}); "
             "select runs of one mode, or pass --allow-mixed-versions"
         )
+
+
+def check_each_agent(runs: Iterable[StoredRun], allow_mixed: bool = False) -> None:
+    """Refuse an agent whose ``runs`` are of several code versions or numerics modes
+    (:func:`check_one_version`), unless ``allow_mixed``: a report may set agents of different
+    versions side by side, each paired with the others by seed, but never averages one agent
+    over several versions.
+
+    Raises:
+        MixedVersionsError: naming the first such agent (by name), its versions (or modes) and
+            their numbers of runs, in one line.
+    """
+    by_agent: dict[str, list[Mapping[str, Any]]] = defaultdict(list)
+    for r in runs:
+        by_agent[r.config.agent].append(r.provenance)
+    for agent, provenances in sorted(by_agent.items()):
+        try:
+            check_one_version(provenances, allow_mixed)
+        except MixedVersionsError as err:
+            raise MixedVersionsError(f"agent {agent!r}: {err}") from None
 
 
 def check_store_numerics(

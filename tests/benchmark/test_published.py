@@ -169,28 +169,45 @@ def test_a_sweep_whose_runs_another_sweep_recorded_is_published(
 def test_a_folder_holds_sweeps_of_several_versions_each_of_one(
     tmp_path: Path, tiny_results: list[RunResult], capsys: pytest.CaptureFixture[str]
 ) -> None:
-    """A new agent's sweep is published beside an archive's sweep of another commit; a sweep
-    whose own runs are of two commits is refused, naming it, before anything is written."""
+    """A new agent's sweep is published beside an archive's sweep of another commit, and the
+    folder's reports name each agent's version; a sweep whose own runs are of two commits, or
+    an agent whose runs are, is refused, naming it, before anything is written."""
     store_path, out = tmp_path / "s.db", tmp_path / "data"
-    archive, new = tiny_sweep(name="archive", seeds=1), tiny_sweep(name="new", seeds=2)
+    archive = tiny_sweep(name="archive", seeds=1)  # random, seed 0
+    first = tiny_results[0]
+    new = RunResult(replace(first.config, agent="etc"), replace(first.record, agent="etc"),
+                    first.provenance)  # fmt: skip
     with ResultStore(store_path) as store:
         store.register_sweep(archive)
-        store.register_sweep(new)
-        store.add(at_commit(tiny_results[0], "a" * 40), sweep="archive")
-        store.add(at_commit(tiny_results[1], "b" * 40), sweep="new")
+        store.register_sweep(replace(archive, name="new", agents=["random", "etc"]))
+        store.add(at_commit(first, "a" * 40), sweep="archive")
+        store.add(at_commit(new, "b" * 40), sweep="new")
     assert main(["publish", "--store", str(store_path), "--out", str(out)]) == 2
     err = capsys.readouterr().err.strip()
     assert "sweep 'new': the selected runs come from 2 code versions" in err
     assert len(err.splitlines()) == 1 and not out.exists()
-    assert (
-        main(["publish", "--store", str(store_path), "--sweep", "archive", "--out", str(out)]) == 0
-    )
     with ResultStore(store_path) as store:
-        store.register_sweep(replace(new, seeds=[1]))  # the new agent's own runs
+        store.register_sweep(replace(archive, name="new", agents=["etc"]))  # the new agent's own
     assert main(["publish", "--store", str(store_path), "--out", str(out)]) == 0
     with PublishedRuns(out) as folder:
         commits = {r.provenance["sweep"]: r.provenance["git_commit"] for r in folder.runs()}
     assert commits == {"archive": "a" * 40, "new": "b" * 40}
+    capsys.readouterr()
+    assert main(["table", "--data", str(out)]) == 0  # each agent at one version: read together
+    head = capsys.readouterr().out.splitlines()[0]
+    assert head.startswith("Runs of 2 code versions, aaaaaaa (numpy ")
+    assert "): 1 (random); bbbbbbb (numpy " in head and head.endswith("): 1 (etc).")
+    assert main(["leaderboard", "--data", str(out)]) == 0
+    assert "Runs of 2 code versions, aaaaaaa (numpy " in capsys.readouterr().out
+    with ResultStore(tmp_path / "restored.db") as restored:  # and carried into a store
+        assert restore_store(PublishedRuns(out), restored) == 2
+    with ResultStore(store_path) as store:  # the archive's agent, seed 1, at a second commit
+        store.register_sweep(replace(tiny_sweep(name="later"), seeds=[1]))
+        store.add(at_commit(tiny_results[1], "b" * 40), sweep="later")
+    assert main(["publish", "--store", str(store_path), "--out", str(tmp_path / "two")]) == 2
+    err = capsys.readouterr().err.strip()
+    assert "agent 'random': the selected runs come from 2 code versions" in err
+    assert len(err.splitlines()) == 1 and not (tmp_path / "two").exists()
 
 
 def test_scripts_select_a_sweeps_runs_by_seed_and_problem(

@@ -97,7 +97,7 @@ def test_allow_mixed_versions(mixed_store: Path, capsys: pytest.CaptureFixture[s
     assert "| random | 2 |" in out
     first = out.splitlines()[0]  # the table says that it mixes versions, and which
     assert first.startswith("Runs of 2 code versions, aaaaaaa (numpy ")
-    assert "): 1; bbbbbbb+dirty (numpy " in first and first.endswith("): 1.")
+    assert "): 1 (random); bbbbbbb+dirty (numpy " in first and first.endswith("): 1 (random).")
 
 
 def test_a_report_names_the_code_version_of_its_runs(
