@@ -324,6 +324,11 @@ def _per_set(row: Mapping[str, Any], prefix: str) -> np.ndarray:
     return array[~np.isnan(array)]
 
 
+def _empty(value: Any) -> bool:
+    """Whether a published cell is empty (``None``, or NaN as pandas reads a missing value)."""
+    return value is None or (isinstance(value, float) and np.isnan(value))
+
+
 def _stored_run(row: Mapping[str, Any], steps: Any) -> StoredRun:
     config = RunConfig(
         problem=row["problem"],
@@ -352,7 +357,8 @@ def _stored_run(row: Mapping[str, Any], steps: Any) -> StoredRun:
         budget=config.budget,
         config=json.loads(row["problem_config"]),
     )
-    provenance = {k: row.get(k) for k in PROVENANCE_COLUMNS}
+    # a value the run did not record (an empty cell) is left out, as in the store it came from
+    provenance = {k: row[k] for k in PROVENANCE_COLUMNS if k in row and not _empty(row[k])}
     provenance |= {"agent_params": json.loads(row["agent_settings"]), "sweep": row["sweep"]}
     return StoredRun(row["key"], row["sweep"], config, record, provenance)
 

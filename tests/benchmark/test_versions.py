@@ -15,11 +15,13 @@ from bench_helpers import at_commit, tiny_sweep
 import bocvs_env
 from bocvs_env.benchmark import versions
 from bocvs_env.benchmark.cli import main
+from bocvs_env.benchmark.published import PublishedRuns, restore_store
 from bocvs_env.benchmark.runner import RunResult
 from bocvs_env.benchmark.store import ResultStore
 from bocvs_env.benchmark.versions import (
     KEY_DEPENDENCIES,
     check_resumable,
+    check_store_numerics,
     code_version,
     git_commit,
     this_version,
@@ -250,6 +252,23 @@ def test_runs_that_recorded_no_mode_count_as_fast(
     out, err = capsys.readouterr()
     assert "Numerics" not in out  # one mode: nothing to say
     assert "(fast: 1 runs; reproducible: 1 runs)" in err
+
+
+def test_a_published_run_that_recorded_no_mode_reads_back_without_one(
+    tmp_path: Path, tiny_results: list[RunResult]
+) -> None:
+    """Published and carried into a store again, a run made before modes were kept still counts
+    as ``fast``, so that a store rebuilt from the archive resumes with ``--numerics fast``."""
+    path = _stored(tmp_path / "s.db", *(in_mode(r, None) for r in tiny_results))
+    assert main(["publish", "--store", str(path), "--out", str(tmp_path / "data")]) == 0
+    runs = PublishedRuns(tmp_path / "data").runs()
+    assert all("numerics" not in r.provenance for r in runs)
+    assert {versions.numerics_mode(r.provenance) for r in runs} == {"fast"}
+    with ResultStore(tmp_path / "rebuilt.db") as store:
+        restore_store(PublishedRuns(tmp_path / "data"), store)
+        check_store_numerics(store.provenances(), "fast")  # no refusal
+        with pytest.raises(ValueError, match="2 runs made in fast numerics"):
+            check_store_numerics(store.provenances(), "reproducible")
 
 
 def test_run_refuses_to_add_runs_of_another_mode_to_a_store(
