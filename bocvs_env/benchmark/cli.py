@@ -548,7 +548,7 @@ def _cmd_leaderboard(args: argparse.Namespace) -> int:
 def _cmd_publish(args: argparse.Namespace) -> int:
     from bocvs_env.benchmark.published import open_runs, publish, read_runs
 
-    # the versions are checked per sweep (publish), not across the folder's sweeps
+    # publish checks each sweep and each agent, naming the sweep first (not the whole folder)
     runs, _ = read_runs(args.data or args.store, functools.partial(_selection, args), True)
     with open_runs(args.data or args.store) as source:
         sweeps = source.sweeps()
