@@ -128,15 +128,21 @@ def numerics_mode(provenance: Mapping[str, Any]) -> str:
     return str(provenance.get("numerics") or "fast")
 
 
-def _each_version(runs: Sequence[StoredRun], unit: str = "") -> str:
-    """Each code version of ``runs`` with its number of runs and the agents that ran it, in
-    one line: ``"542f3de (numpy ...): 160 (getc); 552ba3d (numpy ...): 1280 (etc, fetc)"``."""
-    counts = Counter(code_version(r.provenance) for r in runs)
-    agents: dict[str, set[str]] = defaultdict(set)
+def _by_version(runs: Iterable[StoredRun]) -> dict[str, list[StoredRun]]:
+    """``runs`` grouped by their code version (:func:`code_version`), versions sorted."""
+    groups: dict[str, list[StoredRun]] = defaultdict(list)
     for r in runs:
-        agents[code_version(r.provenance)].add(r.config.agent)
+        groups[code_version(r.provenance)].append(r)
+    return dict(sorted(groups.items()))
+
+
+def _each_version(groups: Mapping[str, Sequence[StoredRun]], unit: str = "") -> str:
+    """Each code version of ``groups`` (:func:`_by_version`) with its number of runs and the
+    agents that ran it, in one line: ``"542f3de (numpy ...): 160 (getc); 552ba3d (numpy ...):
+    1280 (etc, fetc)"``."""
     return "; ".join(
-        f"{v}: {n}{unit} ({', '.join(sorted(agents[v]))})" for v, n in sorted(counts.items())
+        f"{v}: {len(rs)}{unit} ({', '.join(sorted({r.config.agent for r in rs}))})"
+        for v, rs in groups.items()
     )
 
 
@@ -148,14 +154,13 @@ def versions_line(runs: Iterable[StoredRun]) -> str:
     across commits, or a report made with ``--allow-mixed-versions``), followed by the numerics
     modes and their numbers of runs if there are several (``" Numerics modes: fast: 3;
     reproducible: 2."``)."""
-    runs = list(runs)
-    counts = Counter(code_version(r.provenance) for r in runs)
-    modes = Counter(numerics_mode(r.provenance) for r in runs)
+    groups = _by_version(runs)
+    modes = Counter(numerics_mode(r.provenance) for rs in groups.values() for r in rs)
     said = f" Numerics modes: {_listed(modes, unit='')}." if len(modes) > 1 else ""
-    if len(counts) == 1:
-        ((only, n),) = counts.items()
-        return f"Runs of {only}: {n}.{said}"
-    return f"Runs of {len(counts)} code versions, {_each_version(runs)}.{said}"
+    if len(groups) == 1:
+        ((only, rs),) = groups.items()
+        return f"Runs of {only}: {len(rs)}.{said}"
+    return f"Runs of {len(groups)} code versions, {_each_version(groups)}.{said}"
 
 
 def sides_line(mine: Iterable[StoredRun], baselines: Iterable[StoredRun]) -> str:
@@ -163,8 +168,9 @@ def sides_line(mine: Iterable[StoredRun], baselines: Iterable[StoredRun]) -> str
     each version with its runs and agents: ``"Your runs: 1a2b3c4 (numpy ...): 5 runs (mine);
     baselines: 552ba3d (numpy ...): 70 runs (etc, random)."`` (different versions across the
     sides, and across the baselines' agents, are expected)."""
-    mine, baselines = list(mine), list(baselines)
-    return f"Your runs: {_each_version(mine, ' runs')}; baselines: {_each_version(baselines, ' runs')}."
+    yours = _each_version(_by_version(mine), " runs")
+    theirs = _each_version(_by_version(baselines), " runs")
+    return f"Your runs: {yours}; baselines: {theirs}."
 
 
 def check_one_version(provenances: Iterable[Mapping[str, Any]], allow_mixed: bool = False) -> None:
