@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Regenerates every results page of docs/ from the published runs alone: the paper's
-# grid (docs/paper/), FETC's claims and ablation (docs/agents/), and the settings the paper left
-# out (docs/extras/). No run is made; nothing but the published folder is read (and, for
-# docs/paper/cost.md, the reference implementations' timings, benchmarks/results/decisions.json).
+# grid (docs/paper/), FETC's claims and ablation and GETC's bar (docs/agents/), and the settings
+# the paper left out (docs/extras/). No run is made; nothing but the published folder is read
+# (and, for docs/paper/cost.md, the reference implementations' timings,
+# benchmarks/results/decisions.json).
 #
 #   bash benchmarks/docs.sh [FOLDER]    (the published folder; docs/data by default)
 #
@@ -51,6 +52,15 @@ page docs/agents/fetc_expensive_queries.md \
 # FETC's bounds of the value against its averaged bounds, on the development settings.
 page docs/agents/fetc_value_bounds.md bocvs compare --data "$data" --sweep fetc_value_bounds \
     --agent fetc --metrics final area evaluations
+
+# GETC (frozen at its own commit, its runs paired by seed with the archive's): the bar of the best
+# agent on the grid and beyond it.
+bar() { python benchmarks/best_agent_bar.py --data "$data" --agent getc --baselines "$data" "$@"; }
+page docs/agents/getc_bar.md bar --sweep getc_grid --baseline-sweep grid
+for extra in levy6 hartmann6_expensive hartmann6_variance08; do
+    page "docs/extras/grid_$extra/getc_bar.md" bar --sweep "getc_$extra" \
+        --baseline-sweep "grid_$extra" --extras
+done
 
 # Every published agent ranked against those that ran the same panels, with data profiles.
 # (the page is written only once it is computed: a refused command leaves it as it was)
