@@ -358,6 +358,19 @@ def test_docs_pages_are_recomputed_from_the_published_data(
         assert claims.claims_markdown(runs) == (extras / "claims.md").read_text()
         fetc_page = claims.claims_markdown(runs, proposed="fetc", time_reference="etc")
         assert fetc_page == (extras / "fetc_claims.md").read_text()
+    bar = [sys.executable, "benchmarks/best_agent_bar.py", "--data", "docs/data", "--agent", "getc"]
+    bar += ["--baselines", "docs/data"]  # as benchmarks/docs.sh
+    grid_bar = ["--sweep", "getc_grid", "--baseline-sweep", "grid"]
+    pages = {"agents/getc_bar.md": grid_bar}
+    for extra in ("levy6", "hartmann6_expensive", "hartmann6_variance08"):
+        pages[f"extras/grid_{extra}/getc_bar.md"] = [
+            *("--sweep", f"getc_{extra}", "--baseline-sweep", f"grid_{extra}", "--extras")
+        ]
+    for page, args in pages.items():
+        done = subprocess.run([*bar, *args], capture_output=True, text=True, cwd=REPO, check=True)
+        assert done.stdout == (REPO / "docs" / page).read_text(), page
+        verdicts = [line for line in done.stdout.splitlines() if line.startswith("- ")]
+        assert verdicts and all(line in results for line in verdicts)  # quoted as they are
     for page, args in (
         ("fetc_ablation.md", ["--reference", "etc", "--metrics", "final", "area"]),
         ("fetc_value_bounds.md", ["--agent", "fetc", "--metrics", "final", "area", "evaluations"]),
