@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import argparse
 from collections.abc import Sequence
-from pathlib import Path
 
 import numpy as np
 from claims import cpu_seconds
@@ -31,10 +30,10 @@ from claims import cpu_seconds
 from bocvs_env.benchmark.compare import METRICS, PairedComparison, compare_baselines
 from bocvs_env.benchmark.panels import Panel
 from bocvs_env.benchmark.published import (
+    add_baseline_arguments,
     add_source_arguments,
     print_report,
-    read_runs,
-    recorded_sweep,
+    script_baselines,
     script_runs,
 )
 from bocvs_env.benchmark.stats import RESAMPLES
@@ -199,18 +198,14 @@ def main() -> None:
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
     add_source_arguments(p)
     p.add_argument("--agent", required=True, help="the new agent, as its runs name it")
-    p.add_argument("--baselines", type=Path, required=True, help="the archive, e.g. docs/data")
-    p.add_argument("--baseline-sweep", required=True, help="the archive's sweep, e.g. grid")
+    add_baseline_arguments(p, required=True)
     p.add_argument("--extras", action="store_true", help="the bar of the settings beyond the grid")
     p.add_argument("--resamples", type=int, default=RESAMPLES, help="bootstrap resamples")
     args = p.parse_args()
 
     def page() -> str:
         runs = [r for r in script_runs(args) if r.config.agent == args.agent]
-        baselines, _ = read_runs(
-            args.baselines, lambda source: recorded_sweep(source, args.baseline_sweep)
-        )
-        return bar_markdown(runs, baselines, args.agent, args.extras, args.resamples)
+        return bar_markdown(runs, script_baselines(args), args.agent, args.extras, args.resamples)
 
     print_report("best_agent_bar", page)
 

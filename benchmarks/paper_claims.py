@@ -26,11 +26,16 @@ CPU time per run as a ratio to ``--time-reference``'s (default ``etc``; FETC's p
 ``docs/agents/fetc_claims.md``).
 
 It reads a result store or a folder written by ``bocvs publish`` (``docs/data``), and refuses
-runs of several code versions unless given ``--allow-mixed-versions``:
+runs of several code versions unless given ``--allow-mixed-versions``. ``--baselines`` adds an
+archive's sweep, so that a new agent's sweep, made at another commit, states the claims against
+the archive's agents paired by seed (GETC's page, ``docs/agents/getc_claims.md``); each agent's
+runs are then of one code version, and the page names each version with its agents:
 
     python benchmarks/paper_claims.py --data docs/data --sweep grid [--seeds 0 1]
         [--problems hartmann6_12d plant] [--resamples 10000]
     python benchmarks/paper_claims.py --store results/grid/bocvs.db --sweep grid
+    python benchmarks/paper_claims.py --data docs/data --sweep getc_grid --proposed getc \
+        --time-reference etc --baselines docs/data --baseline-sweep grid
 """
 
 from __future__ import annotations
@@ -39,7 +44,13 @@ import argparse
 
 from claims import PROPOSED, claims_markdown
 
-from bocvs_env.benchmark.published import add_source_arguments, print_report, script_runs
+from bocvs_env.benchmark.published import (
+    add_baseline_arguments,
+    add_source_arguments,
+    print_report,
+    script_baselines,
+    script_runs,
+)
 from bocvs_env.benchmark.stats import BOOTSTRAP_SEED, RESAMPLES
 
 
@@ -55,10 +66,12 @@ def main() -> None:
     p.add_argument(
         "--time-reference", default=PROPOSED, help="its CPU time as a ratio to this agent's"
     )
+    add_baseline_arguments(p)
     args = p.parse_args()
 
     def page() -> str:  # fails on a proposed agent without runs, too
         runs = script_runs(args, args.seeds, args.problems)
+        runs += script_baselines(args, args.seeds, args.problems)
         return claims_markdown(
             runs, args.resamples, BOOTSTRAP_SEED, args.proposed, args.time_reference
         )

@@ -497,6 +497,20 @@ def add_source_arguments(parser: argparse.ArgumentParser) -> None:
                         help="accept runs of several commits or library versions")  # fmt: skip
 
 
+def add_baseline_arguments(parser: argparse.ArgumentParser, required: bool = False) -> None:
+    """The options of a report script that pairs its runs by seed with an archive's
+    (:func:`script_baselines`): ``--baselines`` (a store or published folder) and
+    ``--baseline-sweep`` (its recorded sweep)."""
+    parser.add_argument(
+        "--baselines",
+        type=Path,
+        required=required,
+        help="an archive whose runs pair with these by seed, e.g. docs/data",
+    )
+    parser.add_argument("--baseline-sweep", required=required,
+                        help="the archive's recorded sweep, e.g. grid")  # fmt: skip
+
+
 def print_report(prog: str, page: Callable[[], str]) -> None:
     """Print the page a report script makes (``page()``); when its input is bad (no such store,
     folder or sweep, runs of mixed versions, ...), one line ``<prog>: error: ...`` on stderr
@@ -523,13 +537,50 @@ def script_runs(
             the sweep does not have.
     """
 
+    return _sweep_runs(
+        args.store or args.data, args.sweep, seeds, problems, args.allow_mixed_versions
+    )
+
+
+def script_baselines(
+    args: argparse.Namespace,
+    seeds: Sequence[int] | None = None,
+    problems: Sequence[str] | None = None,
+) -> list[StoredRun]:
+    """The archive's runs a report script pairs its own with (options of
+    :func:`add_baseline_arguments`): those of the sweep ``--baseline-sweep`` recorded in
+    ``--baselines``, restricted as :func:`script_runs` restricts its own; none without
+    ``--baselines``. Each agent's runs are of one code version; the archive's may be of another
+    version than the script's runs, since a seed fixes the function instance and the initial
+    design on any commit and machine.
+
+    Raises:
+        ValueError: ``--baselines`` without ``--baseline-sweep`` or the reverse; and as
+            :func:`script_runs`.
+    """
+    if (args.baselines is None) != (args.baseline_sweep is None):
+        raise ValueError("--baselines and --baseline-sweep are given together")
+    if args.baselines is None:
+        return []
+    return _sweep_runs(args.baselines, args.baseline_sweep, seeds, problems, allow_mixed=False)
+
+
+def _sweep_runs(
+    path: Path,
+    name: str,
+    seeds: Sequence[int] | None,
+    problems: Sequence[str] | None,
+    allow_mixed: bool,
+) -> list[StoredRun]:
+    """The runs of the sweep ``name`` recorded at ``path``, of these seeds and problems."""
+
     def choose(source: ResultStore | PublishedRuns) -> SweepConfig:
-        sweep = recorded_sweep(source, args.sweep)
+        sweep = recorded_sweep(source, name)
         return sweep.with_overrides(
             seeds=_within(sweep, "seeds", seeds), problems=_within(sweep, "problems", problems)
         )
 
-    return read_runs(args.store or args.data, choose, args.allow_mixed_versions)[0]
+    return read_runs(path, choose, allow_mixed)[0]
 
 
 def _within(sweep: SweepConfig, axis: str, wanted: Sequence[Any] | None) -> list[Any] | None:

@@ -131,3 +131,23 @@ def test_the_script_prints_the_page(two_agent_store: Path) -> None:
     assert wrong.stderr.strip().splitlines() == [
         "paper_claims: error: agent 'fetc' has no runs here; agents: ['etc', 'random']"
     ]
+
+
+def test_the_script_pairs_a_new_agents_sweep_with_an_archives_by_seed(
+    two_agent_store: Path,
+) -> None:
+    """``--baselines`` adds the archive's sweep: the new agent's claims are stated against the
+    archive's agents, seed for seed; the archive needs its sweep named."""
+    with ResultStore(two_agent_store) as store:  # the new agent's own sweep
+        store.register_sweep(replace(tiny_sweep(), name="mine", agents=["etc"]))
+    script = Path(__file__).resolve().parents[2] / "benchmarks" / "paper_claims.py"
+    cmd = [sys.executable, str(script), "--store", str(two_agent_store), "--sweep", "mine"]
+    cmd += ["--resamples", "50", "--baselines", str(two_agent_store)]
+    done = subprocess.run([*cmd, "--baseline-sweep", "tiny"], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    assert "| random | 2 |" in done.stdout and "| etc | 2 |" in done.stdout
+    assert "| etc against | final simple regret |" in done.stdout
+    alone = subprocess.run(cmd, capture_output=True, text=True)  # no --baseline-sweep
+    assert alone.returncode == 2 and alone.stderr.strip().splitlines() == [
+        "paper_claims: error: --baselines and --baseline-sweep are given together"
+    ]
