@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
-# Regenerates every results page of docs/ from the published runs alone: the paper's
-# grid (docs/paper/), FETC's claims and ablation and GETC's bar (docs/agents/), and the settings
-# the paper left out (docs/extras/). No run is made; nothing but the published folder is read
-# (and, for docs/paper/cost.md, the reference implementations' timings,
+# Regenerates every results page of docs/ from the published runs alone: the paper's grid
+# (docs/paper/), FETC's claims and ablation and GETC's claims and bar (docs/agents/), and the
+# settings the paper left out (docs/extras/). No run is made; nothing but the published folder
+# is read (and, for docs/paper/cost.md, the reference implementations' timings,
 # benchmarks/results/decisions.json).
 #
 #   bash benchmarks/docs.sh [FOLDER]    (the published folder; docs/data by default)
@@ -53,8 +53,10 @@ page docs/agents/fetc_expensive_queries.md \
 page docs/agents/fetc_value_bounds.md bocvs compare --data "$data" --sweep fetc_value_bounds \
     --agent fetc --metrics final area evaluations
 
-# GETC (frozen at its own commit, its runs paired by seed with the archive's): the bar of the best
-# agent on the grid and beyond it.
+# GETC (frozen at its own commit, its runs paired by seed with the archive's): its claims against
+# every agent of the grid, and the bar of the best agent on the grid and beyond it.
+page docs/agents/getc_claims.md claims getc_grid --proposed getc --time-reference etc \
+    --baselines "$data" --baseline-sweep grid
 bar() { python benchmarks/best_agent_bar.py --data "$data" --agent getc --baselines "$data" "$@"; }
 page docs/agents/getc_bar.md bar --sweep getc_grid --baseline-sweep grid
 for extra in levy6 hartmann6_expensive hartmann6_variance08; do

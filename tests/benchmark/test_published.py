@@ -358,6 +358,12 @@ def test_docs_pages_are_recomputed_from_the_published_data(
         assert claims.claims_markdown(runs) == (extras / "claims.md").read_text()
         fetc_page = claims.claims_markdown(runs, proposed="fetc", time_reference="etc")
         assert fetc_page == (extras / "fetc_claims.md").read_text()
+    getc = [sys.executable, "benchmarks/paper_claims.py", "--data", "docs/data"]
+    getc += ["--sweep", "getc_grid", "--proposed", "getc", "--time-reference", "etc"]
+    getc += ["--baselines", "docs/data", "--baseline-sweep", "grid"]  # as benchmarks/docs.sh
+    getc_page = subprocess.run(getc, capture_output=True, text=True, cwd=REPO, check=True).stdout
+    assert getc_page == (REPO / "docs" / "agents" / "getc_claims.md").read_text()
+    assert summary_of(getc_page) in results
     bar = [sys.executable, "benchmarks/best_agent_bar.py", "--data", "docs/data", "--agent", "getc"]
     bar += ["--baselines", "docs/data"]  # as benchmarks/docs.sh
     grid_bar = ["--sweep", "getc_grid", "--baseline-sweep", "grid"]
