@@ -107,7 +107,15 @@ RUN_COLUMNS: dict[str, str] = {
 #: Columns of ``runs.parquet`` added after folders were published: a folder without them
 #: reads as if they were empty.
 LATER_COLUMNS = frozenset(
-    {"numerics", "mkl_cbwr", "openblas_coretype", "openblas_threads", "numpy_simd"}
+    {
+        "numerics",
+        "mkl_cbwr",
+        "openblas_coretype",
+        "openblas_threads",
+        "numpy_simd",
+        "cpu",
+        "cpu_capability",
+    }
 )
 
 #: ``steps.parquet``'s columns.

@@ -132,6 +132,18 @@ def test_a_damaged_folder_is_named_in_one_line(published: Path) -> None:
         PublishedRuns(published).sweeps()
 
 
+@pytest.mark.parametrize(
+    "folder",
+    sorted(p.parent.name for p in (REPO / "benchmarks" / "results").glob("*/runs.parquet")),
+)
+def test_the_repositorys_older_published_folders_read(folder: str) -> None:
+    """The folders of ``benchmarks/results`` were published before the columns of
+    :data:`LATER_COLUMNS` (the machine's details among them) were recorded; they read as if
+    those were empty."""
+    runs = PublishedRuns(REPO / "benchmarks" / "results" / folder).runs()
+    assert runs and all(r.provenance["git_commit"] for r in runs)
+
+
 def test_the_script_rebuilds_a_store_and_names_bad_input(published: Path, tmp_path: Path) -> None:
     script = REPO / "benchmarks" / "store_from_published.py"
 
