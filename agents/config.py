@@ -137,7 +137,8 @@ class Computation:
             observations, as first implemented); see :class:`~agents.surrogate.GPSurrogate`.
         polish_samples: polish every maximizer with only this many of the ``n_samples``
             samples and value it with all (:class:`~agents.acquisition.SetOptimizer`); the default 32 lost
-            at most 1.3e-3 of a set maximum of 3-4 on airfoil (benchmarks/README.md). ``None``,
+            at most 1.3e-3 of a set maximum of 3-4 on airfoil (``benchmarks/polish_samples.py``,
+            ``benchmarks/results/polish_samples_airfoil.json``). ``None``,
             or any value of at least ``n_samples``, polishes with all, as first implemented.
             Fewer samples make a decision cheaper where the expectation has random inputs, at
             the cost of a less precise maximizer.
@@ -228,13 +229,14 @@ class Computation:
 #: The computations as first implemented: every maximizer polished on all samples, a
 #: hyperparameter refit every ``refit_every`` observations, each run to convergence; all data,
 #: a decision every round. The defaults of ETC, ETC-50, TS-PSQ and UCB-CVS, whose paired
-#: quality check (benchmarks/README.md, "The defaults") found the fast options worse or did not
+#: quality check (docs/design/computation-settings.md) found the fast options worse or did not
 #: cover them.
 EXACT = Computation(**Computation.exact_settings)
 
 #: The fast options: maximizers polished on 32 samples (the played one again on all), refits on
-#: a geometric schedule capped at 20 iterations. What they save and cost: benchmarks/README.md,
-#: "Pilot: fast options", and the paired check ``benchmarks/configs/fast_quality.toml``.
+#: a geometric schedule capped at 20 iterations. What they save and cost:
+#: docs/design/computation-settings.md, and the paired check
+#: ``benchmarks/configs/fast_quality.toml``.
 FAST = Computation()
 
 #: The fast options and the bounds of the agents that buy many cheap evaluations (FETC and its

@@ -121,7 +121,7 @@ ETC_EXACT_SETTINGS: Mapping[str, Any] = ETCComputation.exact_settings
 
 #: The fast options for ETC: the model's :data:`~agents.config.FAST_SETTINGS` and
 #: ``lcb_tracking="revalue"``. ETC's defaults until the paired check on the whole grid found them
-#: worse on 3 of its 16 panels (benchmarks/README.md, "The defaults"); FETC's defaults.
+#: worse on 3 of its 16 panels (docs/design/computation-settings.md); FETC's defaults.
 ETC_FAST_SETTINGS: Mapping[str, Any] = MappingProxyType(
     {**FAST_SETTINGS, "lcb_tracking": "revalue"}
 )

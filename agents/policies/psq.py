@@ -19,10 +19,11 @@ TS-PSQ's and ETC-50's defaults are the exact settings (:data:`agents.config.EXAC
 not the fast options of the other agents. In the fast options' paired quality check the
 geometric, capped refits made TS-PSQ's final simple regret worse on hartmann6 in 12-D (where it
 plays only the full set, so the refits are the only difference: +0.27, 95% interval [0.08,
-0.53], 5 seeds), and the options did not make it faster on airfoil (benchmarks/README.md,
-"Pilot: fast options"). On the grid (5 seeds) they made ETC-50's final simple regret worse on 3
-of the 8 panels with cheap costs, most on ackley6 in 12-D with variance 0.04 (+1.11, 95%
-interval [0.64, 1.59]; benchmarks/README.md, "The defaults: the fast options' quality check").
+0.53], 5 seeds), and the options did not make it faster on airfoil
+(``benchmarks/results/fast_tspsq_airfoil40.json``). On the grid (5 seeds) they made ETC-50's
+final simple regret worse on 3 of the 8 panels with cheap costs, most on ackley6 in 12-D with
+variance 0.04 (+1.11, 95% interval [0.64, 1.59]; docs/design/computation-settings.md, whose
+command recomputes it).
 """
 
 from __future__ import annotations
