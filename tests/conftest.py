@@ -101,3 +101,10 @@ def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
 def _session_cache(tmp_path_factory: pytest.TempPathFactory) -> None:
     """One fresh oracle/model cache for the whole test session (never the user's own)."""
     os.environ["BOCVS_CACHE_DIR"] = str(tmp_path_factory.mktemp("bocvs-cache"))
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _sb3_log_dir(tmp_path_factory: pytest.TempPathFactory) -> None:
+    """Stable-Baselines3's logs in the session's temporary folder: without ``SB3_LOGDIR`` each
+    ``learn()`` leaves a folder ``SB3-<time>`` in the system's temporary directory."""
+    os.environ["SB3_LOGDIR"] = str(tmp_path_factory.mktemp("sb3-logs"))
