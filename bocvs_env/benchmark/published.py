@@ -544,7 +544,6 @@ def script_runs(
         FileNotFoundError, ValueError: as :func:`read_runs`, and naming seeds or problems that
             the sweep does not have.
     """
-
     return _sweep_runs(
         args.store or args.data, args.sweep, seeds, problems, args.allow_mixed_versions
     )
