@@ -337,8 +337,22 @@ def _empty(value: Any) -> bool:
     return value is None or (isinstance(value, float) and np.isnan(value))
 
 
-def _stored_run(row: Mapping[str, Any], steps: Any) -> StoredRun:
-    config = RunConfig(
+#: The columns of ``runs.parquet`` that make a run's configuration (:func:`_config`).
+CONFIG_COLUMNS = (
+    "problem",
+    "cost_set",
+    "variance",
+    "budget",
+    "agent",
+    "seed",
+    "agent_params",
+    "problem_options",
+)
+
+
+def _config(row: Mapping[str, Any]) -> RunConfig:
+    """The configuration of a published row (its :data:`CONFIG_COLUMNS`)."""
+    return RunConfig(
         problem=row["problem"],
         cost_set=row["cost_set"],
         variance=float(row["variance"]),
@@ -348,6 +362,16 @@ def _stored_run(row: Mapping[str, Any], steps: Any) -> StoredRun:
         agent_params=json.loads(row["agent_params"]),
         problem_options=json.loads(row["problem_options"]),
     )
+
+
+def _stored_run(row: Mapping[str, Any], steps: Any) -> StoredRun:
+    """The run of a published row and its steps, under its configuration's key of today (a run
+    published before a :data:`CONFIG_VERSION` bump has an older key in the folder).
+
+    Raises:
+        ValueError: if the row's configuration does not give its key under any version.
+    """
+    config = _config(row)
     if row["key"] not in {config.key(v) for v in range(1, CONFIG_VERSION + 1)}:
         raise ValueError(f"published run {row['key']}: its configuration does not match its key")
     T = len(steps)
@@ -368,7 +392,7 @@ def _stored_run(row: Mapping[str, Any], steps: Any) -> StoredRun:
     # a value the run did not record (an empty cell) is left out, as in the store it came from
     provenance = {k: row[k] for k in PROVENANCE_COLUMNS if k in row and not _empty(row[k])}
     provenance |= {"agent_params": json.loads(row["agent_settings"]), "sweep": row["sweep"]}
-    return StoredRun(row["key"], row["sweep"], config, record, provenance)
+    return StoredRun(config.key(), row["sweep"], config, record, provenance)
 
 
 class PublishedRuns:
@@ -404,9 +428,16 @@ class PublishedRuns:
         return {name: SweepConfig.from_dict(cfg) for name, cfg in sorted(data.items())}
 
     @functools.cached_property
-    def _keys(self) -> frozenset[str]:
+    def _current_keys(self) -> dict[str, str]:
+        """Each published key -> its run's key under :data:`CONFIG_VERSION` (the same key but
+        for runs published before a version bump), so that a sweep selects them by its keys."""
         pd = require_pandas()
-        return frozenset(pd.read_parquet(self.path / RUNS_FILE, columns=["key"])["key"].astype(str))
+        frame = pd.read_parquet(self.path / RUNS_FILE, columns=["key", *CONFIG_COLUMNS])
+        return {str(row["key"]): _config(row).key() for row in frame.to_dict("records")}
+
+    @functools.cached_property
+    def _keys(self) -> frozenset[str]:
+        return frozenset(self._current_keys.values())
 
     def done_keys(self) -> set[str]:
         """The configuration digests of every published run."""
@@ -444,7 +475,7 @@ class PublishedRuns:
             if missing:
                 raise ValueError(f"{self.path / name} lacks the columns {missing}")
         if keys is not None:
-            frame = frame[frame["key"].isin(set(keys))]
+            frame = frame[frame["key"].astype(str).map(self._current_keys).isin(set(keys))]
         if where is not None:
             frame = frame[where.mask(frame)]
         wanted = sorted(set(frame["key"].astype(str)))

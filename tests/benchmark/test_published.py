@@ -435,17 +435,27 @@ def test_docs_data_sweeps_are_each_one_commit_and_ucb_psq_ignores_the_other_sets
             )
 
 
-def test_runs_recorded_under_an_older_config_version_are_read(published: Path) -> None:
-    """A run published before a :data:`CONFIG_VERSION` bump keeps its old key and stays
-    readable (the check of the fast computation settings compares such runs with new ones)."""
+def test_runs_recorded_under_an_older_config_version_are_read(
+    published: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A run published before a :data:`CONFIG_VERSION` bump keeps its old key in the folder,
+    stays readable (the check of the fast computation settings compares such runs with new
+    ones) and is selected by its sweep, as a run of today's key."""
     from bocvs_env.benchmark.config import CONFIG_VERSION
 
     before = PublishedRuns(published).runs()
     runs = pd.read_parquet(published / RUNS_FILE)
     runs["key"] = [r.config.key(CONFIG_VERSION - 1) for r in before]
     runs.to_parquet(published / RUNS_FILE, index=False)
-    again = PublishedRuns(published).runs()
+    source = PublishedRuns(published)
+    again = source.runs()
     assert [r.config for r in again] == [r.config for r in before]
+    assert [r.key for r in again] == [r.key for r in before]  # today's keys
+    assert len(source.runs(recorded_sweep(source, "tiny").keys())) == 2
+    capsys.readouterr()
+    assert main(["status", "--data", str(published)]) == 0
+    assert "sweep 'tiny': 2 / 2 done" in capsys.readouterr().out
+    assert main(["table", "--data", str(published), "--sweep", "tiny"]) == 0
 
 
 def test_report_flags_filter_and_default_to_every_agent_and_seed(
