@@ -28,6 +28,7 @@ import gymnasium as gym
 import torch
 from stable_baselines3 import PPO
 from stable_baselines3.common.callbacks import BaseCallback, CallbackList
+from stable_baselines3.common.logger import Logger
 from stable_baselines3.common.monitor import Monitor
 from stable_baselines3.common.vec_env import DummyVecEnv
 
@@ -188,6 +189,9 @@ def train(config: TrainConfig, progress: bool = True) -> Training:
         seed=config.seed,
         device="cpu",
     )
+    # SB3's default logger makes a folder in the system's temporary directory at every learn();
+    # the training reports its progress itself and writes no log.
+    model.set_logger(Logger(folder=None, output_formats=[]))
     callbacks: list[BaseCallback] = [Progress(config.total_timesteps)] if progress else []
     keep = validation(config)
     callbacks += [keep] if keep else []

@@ -3,6 +3,7 @@ agent, and the training's reproducibility."""
 
 from __future__ import annotations
 
+import tempfile
 from pathlib import Path
 from typing import cast
 
@@ -166,7 +167,11 @@ def test_training_and_validation_functions_are_disjoint_parts_of_the_train_split
 
 
 @pytest.mark.slow
-def test_training_is_reproducible_and_keeps_the_best_validated_weights() -> None:
+def test_training_is_reproducible_and_keeps_the_best_validated_weights(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv("SB3_LOGDIR", raising=False)  # where SB3's default logger would write
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
     config = TrainConfig(
         env_ids=FAMILY,
         total_timesteps=128,
@@ -194,3 +199,4 @@ def test_training_is_reproducible_and_keeps_the_best_validated_weights() -> None
     assert again.validation_history == result.validation_history
     for key, value in again.model.policy.state_dict().items():
         torch.testing.assert_close(value, first[key], rtol=0, atol=0)
+    assert not list(tmp_path.glob("SB3-*"))  # no log folder left behind
