@@ -63,6 +63,9 @@ for extra in levy6 hartmann6_expensive hartmann6_variance08; do
     page "docs/extras/grid_$extra/getc_bar.md" bar --sweep "getc_$extra" \
         --baseline-sweep "grid_$extra" --extras
 done
+# Each of GETC's changes undone alone, against GETC, seed by seed.
+page docs/agents/getc_ablation.md \
+    bocvs compare --data "$data" --sweep getc_ablation --reference getc --metrics final area
 
 # Every published agent ranked against those that ran the same panels, with data profiles.
 # (the page is written only once it is computed: a refused command leaves it as it was)

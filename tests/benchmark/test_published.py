@@ -393,6 +393,7 @@ def test_docs_pages_are_recomputed_from_the_published_data(
         ("fetc_ablation.md", ["--reference", "etc", "--metrics", "final", "area"]),
         ("fetc_value_bounds.md", ["--agent", "fetc", "--metrics", "final", "area", "evaluations"]),
         ("fetc_expensive_queries.md", ["--metrics", "final", "area"]),
+        ("getc_ablation.md", ["--reference", "getc", "--metrics", "final", "area"]),
     ):
         sweep = page.removesuffix(".md")
         capsys.readouterr()
