@@ -21,10 +21,14 @@ import inspect
 import io
 import os
 import re
+from collections.abc import Callable
 from contextlib import redirect_stdout
 from typing import Any
 
 from mkdocs.structure.files import File, Files
+
+# docs/sphinx_roles.py: MkDocs puts a hook's folder on the path while it loads the hook.
+from sphinx_roles import render_roles
 
 #: Where the generated agent pages live, relative to docs/.
 AGENT_PAGES = "agents/by-name"
@@ -114,6 +118,7 @@ def agents_table(src_uri: str) -> str:
         cls = agent_class(name)
         policy = _policy(cls)
         doc = getattr(cls, "summary", None) or _first_paragraph(policy.__doc__ or "")
+        doc = render_roles(doc, module_resolver(policy.__module__))
         rows.append(
             f"| [`{name}`]({prefix}{AGENT_PAGES}/{name}.md) | "
             f"`{policy.__module__}.{policy.__qualname__}` | {_cell(doc)} |"
@@ -169,7 +174,7 @@ def agent_page(name: str, target: str) -> str:
     policy = _policy(cls)
     module = importlib.import_module(policy.__module__)
     dotted = f"{policy.__module__}.{policy.__qualname__}"
-    summary = _first_paragraph(module.__doc__ or "")
+    summary = render_roles(_first_paragraph(module.__doc__ or ""), module_resolver(module.__name__))
     defaults, required = agent_defaults(name, cls)
     described = argument_descriptions(policy)
     for part in ("rules", "computation"):  # a policy's configuration: its own descriptions
@@ -239,15 +244,16 @@ def agent_defaults(name: str, cls: Any) -> tuple[dict[str, Any], tuple[str, ...]
 
 def argument_descriptions(cls: Any) -> dict[str, str]:
     """``name -> description`` from the ``Args:`` sections of the docstrings of ``cls`` and its
-    bases (class and ``__init__``), the most derived first."""
+    bases (class and ``__init__``), the most derived first, their roles as cross-references."""
     found: dict[str, str] = {}
     for klass in cls.__mro__:
+        resolve = module_resolver(klass.__module__)
         for doc in (
             klass.__dict__.get("__doc__"),
             getattr(klass.__dict__.get("__init__"), "__doc__", None),
         ):
             for key, text in _args_section(inspect.cleandoc(doc or "")).items():
-                found.setdefault(key, text)
+                found.setdefault(key, render_roles(text, resolve))
     return found
 
 
@@ -278,13 +284,33 @@ def _first_paragraph(doc: str) -> str:
     return " ".join(inspect.cleandoc(doc).split("\n\n")[0].split())
 
 
-#: A Sphinx cross-reference role in a docstring, ``:meth:`~pkg.Class.name```.
-_ROLE = re.compile(r":\w+:`~?([^`]+)`")
+def module_resolver(module_name: str) -> Callable[[str], str]:
+    """Resolves a role's target as the module ``module_name`` sees it: its first component
+    among the module's names (a class, a function, an imported module), the rest appended; a
+    target that is none of them (a full path, a builtin) is kept as written."""
+    import sys
+
+    namespace = vars(sys.modules[module_name])
+
+    def resolve(target: str) -> str:
+        head, _, rest = target.partition(".")
+        if head not in namespace:
+            return target
+        value = namespace[head]
+        if inspect.ismodule(value):
+            found = value.__name__
+        elif hasattr(value, "__qualname__") and hasattr(value, "__module__"):
+            found = f"{value.__module__}.{value.__qualname__}"
+        else:  # a constant of the module
+            found = f"{module_name}.{head}"
+        return f"{found}.{rest}" if rest else found
+
+    return resolve
 
 
 def _cell(text: str) -> str:
-    """Docstring text for a Markdown table cell: roles become code, pipes are escaped."""
-    return _ROLE.sub(r"`\1`", text).replace("|", "\\|")
+    """Docstring text for a Markdown table cell: pipes are escaped."""
+    return text.replace("|", "\\|")
 
 
 def _call(name: str, required: tuple[str, ...]) -> str:
