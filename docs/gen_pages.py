@@ -138,7 +138,8 @@ def cli_reference() -> str:
 
     from bocvs_env.benchmark.cli import build_parser
 
-    os.environ["COLUMNS"] = "100"  # argparse wraps at the terminal's width; fix it for the page
+    # argparse wraps at the terminal's width: 80 columns, a default terminal's, fit the page.
+    os.environ["COLUMNS"] = "80"
     parser = build_parser()
     parts = [
         "# `bocvs` command reference\n",
@@ -158,7 +159,7 @@ def _help_block(parser: Any) -> str:
     out = io.StringIO()
     with redirect_stdout(out):
         parser.print_help()
-    return f"```text\n{out.getvalue().rstrip()}\n```\n"
+    return f"```{{.text .cli-help}}\n{out.getvalue().rstrip()}\n```\n"
 
 
 # --- the agent pages ---------------------------------------------------------------------------
