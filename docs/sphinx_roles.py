@@ -54,7 +54,8 @@ def render_roles(text: str, resolve: Callable[[str], str]) -> str:
         else:
             title = target
         identifier = html.escape(resolve(target), quote=True)
-        return f'<autoref identifier="{identifier}" optional><code>{html.escape(title)}</code></autoref>'
+        code = f"<code>{html.escape(title)}</code>"
+        return f'<autoref identifier="{identifier}" optional>{code}</autoref>'
 
     return _ROLE_OR_CODE.sub(replace, text)
 
