@@ -17,14 +17,19 @@ Named in ``mkdocs.yml`` under ``hooks:``; kept out of the site by ``exclude_docs
 
 from __future__ import annotations
 
+import dataclasses
 import inspect
 import io
 import os
 import re
+from collections.abc import Callable
 from contextlib import redirect_stdout
 from typing import Any
 
 from mkdocs.structure.files import File, Files
+
+# docs/sphinx_roles.py: MkDocs puts a hook's folder on the path while it loads the hook.
+from sphinx_roles import render_roles
 
 #: Where the generated agent pages live, relative to docs/.
 AGENT_PAGES = "agents/by-name"
@@ -114,6 +119,7 @@ def agents_table(src_uri: str) -> str:
         cls = agent_class(name)
         policy = _policy(cls)
         doc = getattr(cls, "summary", None) or _first_paragraph(policy.__doc__ or "")
+        doc = render_roles(doc, module_resolver(policy.__module__))
         rows.append(
             f"| [`{name}`]({prefix}{AGENT_PAGES}/{name}.md) | "
             f"`{policy.__module__}.{policy.__qualname__}` | {_cell(doc)} |"
@@ -133,7 +139,8 @@ def cli_reference() -> str:
 
     from bocvs_env.benchmark.cli import build_parser
 
-    os.environ["COLUMNS"] = "100"  # argparse wraps at the terminal's width; fix it for the page
+    # argparse wraps at the terminal's width: 80 columns, a default terminal's, fit the page.
+    os.environ["COLUMNS"] = "80"
     parser = build_parser()
     parts = [
         "# `bocvs` command reference\n",
@@ -153,7 +160,7 @@ def _help_block(parser: Any) -> str:
     out = io.StringIO()
     with redirect_stdout(out):
         parser.print_help()
-    return f"```text\n{out.getvalue().rstrip()}\n```\n"
+    return f"```{{.text .cli-help}}\n{out.getvalue().rstrip()}\n```\n"
 
 
 # --- the agent pages ---------------------------------------------------------------------------
@@ -169,17 +176,20 @@ def agent_page(name: str, target: str) -> str:
     policy = _policy(cls)
     module = importlib.import_module(policy.__module__)
     dotted = f"{policy.__module__}.{policy.__qualname__}"
-    summary = _first_paragraph(module.__doc__ or "")
-    defaults, required = agent_defaults(name, cls)
+    summary = render_roles(_first_paragraph(module.__doc__ or ""), module_resolver(module.__name__))
+    agent = _built(name, cls)
+    defaults, required = agent_defaults(name, cls, agent)
     described = argument_descriptions(policy)
-    for part in ("rules", "computation"):  # a policy's configuration: its own descriptions
-        config = getattr(cls, part, None) or getattr(cls, f"default_{part}", None)
-        if config is not None:
-            described = {**described, **argument_descriptions(type(config))}
+    for config in _config_types(cls, agent):  # a policy's configuration: its own descriptions
+        described = {**described, **argument_descriptions(config)}
     rows = [
-        f"| `{key}` | {'required' if key in required else f'`{value!r}`'} | "
-        f"{_cell(described.get(key, ''))} |"
-        for key, value in defaults.items()
+        "| parameter | default | description |",
+        "| --- | --- | --- |",
+        *(
+            f"| `{key}` | {'required' if key in required else f'`{value!r}`'} | "
+            f"{_cell(described.get(key, ''))} |"
+            for key, value in defaults.items()
+        ),
     ]
     return "\n".join(
         [
@@ -191,9 +201,7 @@ def agent_page(name: str, target: str) -> str:
             f"Keyword arguments of `make_agent({name!r}, ...)` and, in a sweep file, of "
             f'`[agent_params."{name}"]`, with their defaults (`{_call(name, required)}.params()` '
             "when the site was built).\n",
-            "| parameter | default | description |",
-            "| --- | --- | --- |",
-            *rows,
+            *(rows if defaults else ["It takes none."]),
             "",
             "## Class\n",
             f"::: {dotted}",
@@ -213,22 +221,51 @@ def _policy(cls: Any) -> Any:
     return getattr(cls, "policy", cls)
 
 
-def agent_defaults(name: str, cls: Any) -> tuple[dict[str, Any], tuple[str, ...]]:
-    """The agent's parameters and defaults (``make_agent(name).params()``), and the names of
-    those it cannot be built without (``required_params``), which the table marks required.
+#: Stand-ins for the parameters an agent cannot be built without, where one can stand for it.
+_PLACEHOLDERS = {"costs": (1.0,)}
 
-    An agent that needs a parameter no placeholder can stand for (a trained model), or that has
-    no ``params()`` (the :class:`~bocvs_env.agent.Agent` protocol does not ask for one), is
-    described by its constructor's signature instead."""
+
+def _built(name: str, cls: Any) -> Any | None:
+    """The agent ``make_agent(name)`` builds, its ``required_params`` given placeholders;
+    ``None`` for one that needs a parameter no placeholder can stand for (a trained model)."""
     from bocvs_env.agent_registration import make_agent
 
     required = tuple(getattr(cls, "required_params", ()))
-    placeholders = {"costs": (1.0,)}
-    if all(key in placeholders for key in required):
-        agent = make_agent(name, **{key: placeholders[key] for key in required})
-        params = getattr(agent, "params", None)
-        if callable(params):
-            return dict(params()), required
+    if not all(key in _PLACEHOLDERS for key in required):
+        return None
+    return make_agent(name, **{key: _PLACEHOLDERS[key] for key in required})
+
+
+def _config_types(cls: Any, agent: Any | None) -> list[type]:
+    """The dataclasses whose fields are the agent's parameters: its class's (or preset's)
+    rules and computation, and the parts of the built agent's ``config`` (the GP's and the
+    acquisition's options too)."""
+    found = []
+    for part in ("rules", "computation"):
+        config = getattr(cls, part, None) or getattr(cls, f"default_{part}", None)
+        if config is not None:
+            found.append(type(config))
+    config = getattr(agent, "config", None)
+    if dataclasses.is_dataclass(config) and not isinstance(config, type):
+        values = (getattr(config, field.name) for field in dataclasses.fields(config))
+        found += [type(v) for v in values if dataclasses.is_dataclass(v)]
+    return found
+
+
+def agent_defaults(
+    name: str, cls: Any, agent: Any | None
+) -> tuple[dict[str, Any], tuple[str, ...]]:
+    """The agent's parameters and defaults (``agent.params()``, ``agent`` as :func:`_built`
+    builds it), and the names of those it cannot be built without (``required_params``), which
+    the table marks required.
+
+    An agent that cannot be built with placeholders, or that has no ``params()`` (the
+    :class:`~bocvs_env.agent.Agent` protocol does not ask for one), is described by its
+    constructor's signature instead."""
+    required = tuple(getattr(cls, "required_params", ()))
+    params = getattr(agent, "params", None)
+    if callable(params):
+        return dict(params()), required
     parameters = inspect.signature(cls).parameters.values()
     return {
         p.name: None if p.default is inspect.Parameter.empty else p.default
@@ -238,28 +275,36 @@ def agent_defaults(name: str, cls: Any) -> tuple[dict[str, Any], tuple[str, ...]
 
 
 def argument_descriptions(cls: Any) -> dict[str, str]:
-    """``name -> description`` from the ``Args:`` sections of the docstrings of ``cls`` and its
-    bases (class and ``__init__``), the most derived first."""
+    """``name -> description`` from the ``Args:`` and ``Attributes:`` sections of the
+    docstrings of ``cls`` and its bases (class and ``__init__``), the most derived first, their
+    roles as cross-references."""
     found: dict[str, str] = {}
     for klass in cls.__mro__:
+        resolve = module_resolver(klass.__module__)
         for doc in (
             klass.__dict__.get("__doc__"),
             getattr(klass.__dict__.get("__init__"), "__doc__", None),
         ):
             for key, text in _args_section(inspect.cleandoc(doc or "")).items():
-                found.setdefault(key, text)
+                found.setdefault(key, render_roles(text, resolve))
     return found
 
 
+#: The Google-style sections that describe parameters: a constructor's arguments and a
+#: configuration dataclass's fields (its attributes).
+_PARAMETER_SECTIONS = ("Args:", "Attributes:")
+
+
 def _args_section(doc: str) -> dict[str, str]:
+    """``name -> description`` from the parameter sections of a cleaned docstring."""
     args: dict[str, str] = {}
-    lines = doc.splitlines()
-    if "Args:" not in lines:
-        return args
-    current = None
-    for line in lines[lines.index("Args:") + 1 :]:
-        if line and not line.startswith(" "):
-            break  # the next section
+    current, inside = None, False
+    for line in doc.splitlines():
+        if line and not line.startswith(" "):  # a section's heading, or text between sections
+            current, inside = None, line in _PARAMETER_SECTIONS
+            continue
+        if not inside:
+            continue
         stripped = line.strip()
         match = (
             _ARG.match(stripped)
@@ -278,13 +323,33 @@ def _first_paragraph(doc: str) -> str:
     return " ".join(inspect.cleandoc(doc).split("\n\n")[0].split())
 
 
-#: A Sphinx cross-reference role in a docstring, ``:meth:`~pkg.Class.name```.
-_ROLE = re.compile(r":\w+:`~?([^`]+)`")
+def module_resolver(module_name: str) -> Callable[[str], str]:
+    """Resolves a role's target as the module ``module_name`` sees it: its first component
+    among the module's names (a class, a function, an imported module), the rest appended; a
+    target that is none of them (a full path, a builtin) is kept as written."""
+    import sys
+
+    namespace = vars(sys.modules[module_name])
+
+    def resolve(target: str) -> str:
+        head, _, rest = target.partition(".")
+        if head not in namespace:
+            return target
+        value = namespace[head]
+        if inspect.ismodule(value):
+            found = value.__name__
+        elif hasattr(value, "__qualname__") and hasattr(value, "__module__"):
+            found = f"{value.__module__}.{value.__qualname__}"
+        else:  # a constant of the module
+            found = f"{module_name}.{head}"
+        return f"{found}.{rest}" if rest else found
+
+    return resolve
 
 
 def _cell(text: str) -> str:
-    """Docstring text for a Markdown table cell: roles become code, pipes are escaped."""
-    return _ROLE.sub(r"`\1`", text).replace("|", "\\|")
+    """Docstring text for a Markdown table cell: pipes are escaped."""
+    return text.replace("|", "\\|")
 
 
 def _call(name: str, required: tuple[str, ...]) -> str:
