@@ -59,6 +59,12 @@ from typing import TYPE_CHECKING, Any
 
 from bocvs_env.benchmark.config import SWEEP_PRESETS, SweepConfig, preset
 from bocvs_env.benchmark.stats import BOOTSTRAP_SEED, LEVEL, RESAMPLES
+from bocvs_env.benchmark.trust import (
+    add_allow_options,
+    allowed_by,
+    check_recorded_runs,
+    check_recorded_sweep,
+)
 from bocvs_env.numerics import DEFAULT, MODES
 from bocvs_env.registration import problem_listing
 
@@ -263,6 +269,8 @@ def _sweep_to_run(args: argparse.Namespace) -> SweepConfig:
     if args.sweep is not None:  # resume a recorded sweep: its store must exist
         with ResultStore(args.store, readonly=True) as store:
             sweep = _sweep(args, store)
+        if sweep is not None:  # a record's agents run only if registered or allowed
+            check_recorded_sweep(sweep, allowed_by(args))
     else:
         sweep = _sweep(args)
     if sweep is None:
@@ -573,6 +581,7 @@ def _cmd_verify(args: argparse.Namespace) -> int:
         published = source.runs(None)
     seeds = range(args.seeds) if isinstance(args.seeds, int) else args.seeds
     sample = select_runs(published, args.sample, args.seed, seeds, args.agents)
+    check_recorded_runs([r.config for r in sample], allowed_by(args))  # before any rerun
     print(f"bocvs verify: rerunning {len(sample)} runs of {args.data} in {args.numerics} mode",
           file=sys.stderr)  # fmt: skip
 
@@ -622,6 +631,7 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument(
         "-q", "--quiet", action="store_true", help="no progress on stderr (failures still are)"
     )
+    add_allow_options(run)
     run.set_defaults(func=_cmd_run)
     status = sub.add_parser("status", help="runs done per sweep")
     _add_sweep_options(status)
@@ -701,6 +711,7 @@ def build_parser() -> argparse.ArgumentParser:
                         help="the reruns' kernels (default fast: the published runs were made "
                         "with the machine's own)")  # fmt: skip
     verify.add_argument("--workers", type=_positive, help="local processes (default: one per core)")
+    add_allow_options(verify)
     verify.set_defaults(func=_cmd_verify, store=DEFAULT_STORE)
     return parser
 
