@@ -576,17 +576,20 @@ def _cmd_verify(args: argparse.Namespace) -> int:
         verdict_agreement,
         verify_markdown,
     )
+    from bocvs_env.benchmark.versions import this_version
 
     with open_runs(args.data) as source:
         published = source.runs(None)
     seeds = range(args.seeds) if isinstance(args.seeds, int) else args.seeds
     sample = select_runs(published, args.sample, args.seed, seeds, args.agents)
     check_recorded_runs([r.config for r in sample], allowed_by(args))  # before any rerun
-    print(f"bocvs verify: rerunning {len(sample)} runs of {args.data} in {args.numerics} mode",
-          file=sys.stderr)  # fmt: skip
+    print(f"bocvs verify: rerunning {len(sample)} runs of {args.data} at {this_version()} in "
+          f"{args.numerics} mode", file=sys.stderr)  # fmt: skip
 
     def say(check: Check) -> None:
-        print(f"  {check.run.config.label()}: {outcome(check)}", file=sys.stderr, flush=True)
+        versions = f" ({check.versions()})" if check.rerun is not None else ""
+        print(f"  {check.run.config.label()}: {outcome(check)}{versions}", file=sys.stderr,
+              flush=True)  # fmt: skip
 
     with LocalExecutor(args.workers, args.numerics) as executor:
         checks = rerun(sample, executor, say)

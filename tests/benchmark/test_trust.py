@@ -9,34 +9,18 @@ import shutil
 import sqlite3
 from pathlib import Path
 
-import pandas as pd
 import pytest
+from bench_helpers import tamper_published
 
 from agents.neural.agent import shipped_model
 from bocvs_env.benchmark.cli import main
-from bocvs_env.benchmark.config import RunConfig
-from bocvs_env.benchmark.published import RUNS_FILE, STEPS_FILE
 from bocvs_env.benchmark.store import ResultStore
 from bocvs_env.benchmark.trust import Allowed, check_recorded_agent
 
 
 def _tamper_first_run(folder: Path, agent: str, params: dict[str, str]) -> str:
-    """Set the first published run's agent and parameters, its key recomputed (in the runs'
-    and the steps' tables), as a forger would; the run's label."""
-    runs = pd.read_parquet(folder / RUNS_FILE)
-    steps = pd.read_parquet(folder / STEPS_FILE)
-    steps["key"] = steps["key"].astype(str)
-    row = runs.iloc[0]
-    config = RunConfig(
-        problem=row["problem"], cost_set=row["cost_set"], variance=float(row["variance"]),
-        budget=float(row["budget"]), agent=agent, seed=int(row["seed"]), agent_params=params,
-        problem_options=json.loads(row["problem_options"]),
-    )  # fmt: skip
-    steps.loc[steps["key"] == row["key"], "key"] = config.key()
-    runs.loc[0, ["key", "agent", "agent_params"]] = [config.key(), agent, json.dumps(params)]
-    runs.to_parquet(folder / RUNS_FILE, index=False)
-    steps.astype({"key": "category"}).to_parquet(folder / STEPS_FILE, index=False)
-    return config.label()
+    """The first published run's agent and parameters changed; its label."""
+    return tamper_published(folder, agent=agent, agent_params=params).label()
 
 
 @pytest.fixture
