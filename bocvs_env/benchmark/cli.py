@@ -57,7 +57,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from bocvs_env.benchmark.config import SWEEP_PRESETS, SweepConfig, preset
+from bocvs_env.benchmark.config import MAX_SEEDS, SWEEP_PRESETS, SweepConfig, preset
 from bocvs_env.benchmark.stats import BOOTSTRAP_SEED, LEVEL, RESAMPLES
 from bocvs_env.benchmark.trust import (
     add_allow_options,
@@ -109,17 +109,26 @@ def _seeds(text: str) -> int | list[int]:
     inside a list: ``"0,3-5"`` -> 0, 3, 4, 5 (``"7-7"``: seed 7 alone)."""
     try:
         if "," not in text and "-" not in text:
-            return int(text)
+            count = int(text)
+            if count > MAX_SEEDS:
+                raise OverflowError
+            return count
         seeds: list[int] = []
         for part in text.split(","):
             lo, dash, hi = part.partition("-")
             if dash and int(hi) < int(lo):
                 raise ValueError(part)
+            if len(seeds) + (int(hi) - int(lo) if dash else 0) >= MAX_SEEDS:
+                raise OverflowError
             seeds += list(range(int(lo), int(hi) + 1)) if dash else [int(part)]
         return seeds
     except ValueError:
         raise argparse.ArgumentTypeError(
             f"seeds: a count, a comma list or a range such as 5-9, got {text!r}"
+        ) from None
+    except OverflowError:
+        raise argparse.ArgumentTypeError(
+            f"seeds: at most {MAX_SEEDS} per sweep, got {text!r}"
         ) from None
 
 
