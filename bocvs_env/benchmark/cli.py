@@ -135,7 +135,9 @@ def _seeds(text: str) -> int | list[int]:
 def _add_sweep_options(p: argparse.ArgumentParser) -> None:
     g = p.add_argument_group("the sweep (a preset, a config file, or flags)")
     g.add_argument("--preset", choices=sorted(SWEEP_PRESETS), help="a shipped sweep")
-    g.add_argument("--config", type=Path, help="a sweep config file (.toml or .json)")
+    g.add_argument("--config", type=Path, help="a sweep config file (.toml or .json); bocvs "
+                   "run trusts it as a script, importing its agents and loading the model files "
+                   "it names (a saved SB3 model is a pickle: loading it runs code)")  # fmt: skip
     g.add_argument("--sweep", help="a sweep recorded in the store, by name")
     g.add_argument("--name", help="the sweep's name in the store")
     g.add_argument("--problems", nargs="+", help="problem names (bocvs run --help lists them)")
@@ -149,8 +151,9 @@ def _add_sweep_options(p: argparse.ArgumentParser) -> None:
         "name@variant (a variant with its own agent_params, from a config file)",
     )
     g.add_argument(
-        "--seeds", type=_seeds, help="a count (0..n-1), a comma list, or a range: 5-9, 0-0"
-    )
+        "--seeds", type=_seeds,
+        help=f"a count (0..n-1), a comma list, or a range: 5-9, 0-0 (at most {MAX_SEEDS})",
+    )  # fmt: skip
     p.add_argument("--store", type=Path, default=DEFAULT_STORE, help=f"default {DEFAULT_STORE}")
 
 

@@ -21,6 +21,12 @@ A config file is TOML (``.toml``) or JSON (``.json``) with the fields of :class:
     # parameters of [agent_params."etc@beta1"]
     [problem_options]         # keyword arguments of bocvs_env.problems.make_problem
     n_initial = 5
+
+A config file is the user's own input, trusted as a script is: its agents are imported and the
+model files its ``agent_params`` name are loaded as given (``model = "ppo.zip"`` of ``sb3`` or
+``neural-af``: a saved SB3 model is a pickle, and loading one runs code from it). A sweep
+recorded in a store is not: resumed with ``bocvs run --sweep NAME``, it is checked as
+:mod:`bocvs_env.benchmark.trust` says.
 """
 
 from __future__ import annotations
