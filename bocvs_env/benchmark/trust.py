@@ -92,8 +92,9 @@ def check_recorded_agent(
             f"{where}: refusing agent {agent!r}: a record names it by import path, and a record "
             f"never imports code; to run it, name it on the command line: --allow-agent {base}"
         )
-    shipped = _shipped_folder(agent_class(agent))
-    for name in file_params(agent_class(agent)):
+    cls = agent_class(agent)  # registered or allowed: its import may run
+    shipped = _shipped_folder(cls)
+    for name in file_params(cls):
         value = params.get(name)
         if value is None:
             continue
@@ -104,7 +105,7 @@ def check_recorded_agent(
             continue
         raise ValueError(
             f"{where}: refusing agent {agent!r}'s {name}={str(value)!r}: loading a model file "
-            f"runs code (SB3 model files are pickles), and a record names only the models "
+            f"runs code (SB3 model files are pickles), and a record may name only the models "
             f"shipped with the agent; to load it, name it on the command line: "
             f"--allow-model {value}"
         )
