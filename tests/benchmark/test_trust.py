@@ -116,3 +116,15 @@ def test_baselines_of_a_tampered_folder_import_nothing(
     assert main(argv) == 0
     assert "os:system" in capsys.readouterr().out  # compared with, as data
     assert not marker.exists()
+
+
+def test_verify_reruns_an_import_path_the_command_line_allows(
+    published: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = "agents.policies.random:RandomAgent"  # the agent "random", by its import path
+    label = _tamper_first_run(published, path, {})
+    assert main(_verify(published)) == 2
+    assert f"--allow-agent {path}" in capsys.readouterr().err
+    assert main(_verify(published, "--allow-agent", path)) == 0
+    out = capsys.readouterr().out
+    assert f"| {label} | " in out and "2 of 2 identical" in out
