@@ -81,9 +81,7 @@ class BOCVSEnv(gym.Env[ObsType, ActType]):
     ``problem``: a :class:`Problem` or the name of a built-in one; with a name, the keywords of
     :func:`~bocvs_env.problems.registry.make_problem` (``cost_set``, ``variance``, ``budget``,
     ``noise_std``, ``cost_noise_std``, ``n_initial``, ``cost_model``, and the objective's
-    options: ``data_dir``, ``cache``, ``function_seed``, ``lengthscale``, ``n_features``); a
-    budget buys at most :data:`~bocvs_env.problems.problem.MAX_PLAYS` (10^6) plays of the
-    cheapest set.
+    options: ``data_dir``, ``cache``, ``function_seed``, ``lengthscale``, ``n_features``).
     ``privileged_info``: whether to compute ``info["privileged"]`` each step (a bool).
     ``render_mode``: ``"ansi"`` (returns a text summary) or ``"human"`` (prints it).
 
@@ -91,8 +89,7 @@ class BOCVSEnv(gym.Env[ObsType, ActType]):
     ``reset(seed=s)`` seeds independent streams for the random inputs, the observation noise,
     each set's costs and the initial design, so the same seed and actions give the same
     trajectory, and two agents on one seed see the same cost sequence per set. A seed is an
-    integer ``>= 0`` or ``None`` (a bool is refused), and ``reset`` takes no ``options``
-    (a family's environment takes ``function_seed``): an unknown one is refused by name.
+    integer ``>= 0`` or ``None`` (not a bool); option keys beyond ``reset_options`` are refused.
 
     ## Version History
     * v1: the observation's ``control_set`` is ``Discrete(m + 1)`` with ``m`` for "no set played
@@ -105,7 +102,6 @@ class BOCVSEnv(gym.Env[ObsType, ActType]):
     # gymnasium.Env declares ``metadata`` as an instance variable (so no ClassVar here), yet
     # gym.make reads it from the class: a class-level dict it is.
     metadata: dict[str, Any] = {"render_modes": ["ansi", "human"], "render_fps": 4}  # noqa: RUF012
-    #: The keys ``reset(options=...)`` takes (none here; a subclass names its own).
     reset_options: ClassVar[frozenset[str]] = frozenset()
 
     def __init__(
