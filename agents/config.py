@@ -17,7 +17,6 @@ Each dataclass checks its fields when it is built (``__post_init__``: a one-line
 
 from __future__ import annotations
 
-import math
 from collections.abc import Mapping
 from dataclasses import dataclass, fields, replace
 from types import MappingProxyType
@@ -26,7 +25,7 @@ from typing import Any, ClassVar, Literal, get_args
 import numpy as np
 
 from agents.surrogate import RefitSchedule
-from bocvs_env.checks import check_positive_finite, check_positive_integers
+from bocvs_env.checks import check_positive_finite, check_positive_integers, integer, real
 
 SurrogateMode = Literal["fixed", "fitted"]
 
@@ -81,7 +80,7 @@ class SurrogateConfig:
         check_positive_finite(noise=self.noise, outputscale=self.outputscale)
         if self.lengthscale is not None:
             check_positive_finite(lengthscale=self.lengthscale)
-        if not (math.isfinite(self.refit_factor) and self.refit_factor > 1):
+        if not real(self.refit_factor, "refit_factor") > 1:
             raise ValueError(f"refit_factor must be finite and > 1, got {self.refit_factor!r}")
 
 
@@ -112,7 +111,7 @@ class AcquisitionConfig:
     polish_played: bool = True
 
     def __post_init__(self) -> None:
-        if self.beta < 0:
+        if real(self.beta, "beta") < 0:
             raise ValueError(f"beta must be >= 0, got {self.beta!r}")
         check_positive_integers(
             n_samples=self.n_samples,
@@ -120,8 +119,7 @@ class AcquisitionConfig:
             n_restarts=self.n_restarts,
             maxiter=self.maxiter,
         )
-        if self.n_incumbents < 0:
-            raise ValueError(f"n_incumbents must be >= 0, got {self.n_incumbents!r}")
+        integer(self.n_incumbents, "n_incumbents", minimum=0)
 
 
 @dataclass(frozen=True)
@@ -193,7 +191,7 @@ class Computation:
             isinstance(self.max_data, int) and self.max_data >= 2
         ):
             raise ValueError(f"max_data must be None or an integer >= 2, got {self.max_data!r}")
-        if self.hold is not None and not 0.0 < self.hold < 1.0:
+        if self.hold is not None and not 0.0 < real(self.hold, "hold") < 1.0:
             raise ValueError(f"hold must be None or in (0, 1), got {self.hold!r}")
 
     def stride(self, n: int) -> int:

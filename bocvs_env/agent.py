@@ -24,7 +24,10 @@ class attributes read by the registration and the harness:
 - ``required_params``: keyword arguments it cannot be built without (a trained model's path);
 - ``privileged_params``: privileged knowledge of the problem it must be given, by name (only
   ``"costs"``, the true mean costs, as UCB-CVS assumes them known); the benchmark harness grants
-  these from the problem.
+  these from the problem;
+- ``file_params``: keyword arguments that name a file it loads as code (a saved model that
+  unpickles); the harness loads such a file from a record (``bocvs verify``, a resumed sweep)
+  only from the agent's own package or a path the user names (``--allow-model``).
 """
 
 from __future__ import annotations

@@ -108,6 +108,13 @@ def required_params(cls: Any) -> tuple[str, ...]:
     return tuple(getattr(cls, "required_params", ()))
 
 
+def file_params(cls: Any) -> tuple[str, ...]:
+    """The keyword parameters of agent class ``cls`` that name a file it loads as code (a saved
+    model that unpickles), which the harness loads from a record only where the user allows
+    (:mod:`bocvs_env.benchmark.trust`)."""
+    return tuple(getattr(cls, "file_params", ()))
+
+
 def privileged_params(cls: Any) -> tuple[str, ...]:
     """The privileged quantities agent class ``cls`` must be given (see :mod:`bocvs_env.agent`)."""
     return tuple(getattr(cls, "privileged_params", ()))

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import math
 import numbers
+from collections.abc import Mapping, Set
 from typing import Any
 
 import numpy as np
@@ -109,3 +110,19 @@ def flag(value: Any, name: str) -> bool:
     if not isinstance(value, (bool, np.bool_)):
         raise TypeError(f"{name} must be True or False, got {value!r} ({type(value).__name__})")
     return bool(value)
+
+
+def check_reset(seed: Any, options: Mapping[str, Any] | None, known: Set[str], env: str) -> None:
+    """Refuse ``reset`` arguments an environment does not take: a seed that is not ``None`` or
+    an integer ``>= 0`` (a bool is no seed: ``seed=True`` would act as seed 1), and options not
+    in ``known`` (environment ``env``'s).
+
+    Raises:
+        TypeError: for a seed of another type.
+        ValueError: for a negative seed, or naming the unknown options.
+    """
+    if seed is not None:
+        integer(seed, "seed", minimum=0)
+    unknown = sorted(map(str, set(options or {}) - set(known)))
+    if unknown:
+        raise ValueError(f"unknown reset options {unknown}; {env} takes {sorted(known) or 'none'}")

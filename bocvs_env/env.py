@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from functools import cached_property
-from typing import Any, SupportsFloat
+from typing import Any, ClassVar, SupportsFloat
 
 import gymnasium as gym
 import numpy as np
@@ -12,7 +12,7 @@ from gymnasium import spaces
 
 from bocvs_env.actions import parse_action
 from bocvs_env.budget import Ledger
-from bocvs_env.checks import flag
+from bocvs_env.checks import check_reset, flag
 from bocvs_env.goal import GoalEvaluator, oracle_values
 from bocvs_env.problems.distributions import InputDistribution
 from bocvs_env.problems.problem import Problem
@@ -88,7 +88,8 @@ class BOCVSEnv(gym.Env[ObsType, ActType]):
     ## Seeding
     ``reset(seed=s)`` seeds independent streams for the random inputs, the observation noise,
     each set's costs and the initial design, so the same seed and actions give the same
-    trajectory, and two agents on one seed see the same cost sequence per set.
+    trajectory, and two agents on one seed see the same cost sequence per set. A seed is an
+    integer ``>= 0`` or ``None`` (not a bool); option keys beyond ``reset_options`` are refused.
 
     ## Version History
     * v1: the observation's ``control_set`` is ``Discrete(m + 1)`` with ``m`` for "no set played
@@ -101,6 +102,7 @@ class BOCVSEnv(gym.Env[ObsType, ActType]):
     # gymnasium.Env declares ``metadata`` as an instance variable (so no ClassVar here), yet
     # gym.make reads it from the class: a class-level dict it is.
     metadata: dict[str, Any] = {"render_modes": ["ansi", "human"], "render_fps": 4}  # noqa: RUF012
+    reset_options: ClassVar[frozenset[str]] = frozenset()
 
     def __init__(
         self,
@@ -180,6 +182,7 @@ class BOCVSEnv(gym.Env[ObsType, ActType]):
     def reset(
         self, *, seed: int | None = None, options: dict[str, Any] | None = None
     ) -> tuple[ObsType, dict[str, Any]]:
+        check_reset(seed, options, self.reset_options, type(self).__name__)
         super().reset(seed=seed)
         children = np.random.SeedSequence(
             [int(v) for v in self.np_random.integers(0, 2**32, size=4)]

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import importlib.resources
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 from stable_baselines3 import PPO
@@ -48,6 +48,9 @@ class NeuralAFAgent:
         FileNotFoundError: when there is no model at ``model``.
         ValueError: when the model's rows have another number of features.
     """
+
+    #: The saved model is a pickle: the harness loads one named in a record only if allowed.
+    file_params: ClassVar[tuple[str, ...]] = ("model",)
 
     def __init__(
         self,

@@ -42,6 +42,8 @@ class SB3Agent:
 
     #: A trained model cannot be made up: the benchmark's sweeps must give its path.
     required_params: ClassVar[tuple[str, ...]] = ("model",)
+    #: The saved model is a pickle: the harness loads one named in a record only if allowed.
+    file_params: ClassVar[tuple[str, ...]] = ("model",)
 
     def __init__(
         self,

@@ -57,8 +57,14 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from bocvs_env.benchmark.config import SWEEP_PRESETS, SweepConfig, preset
+from bocvs_env.benchmark.config import MAX_SEEDS, SWEEP_PRESETS, SweepConfig, preset
 from bocvs_env.benchmark.stats import BOOTSTRAP_SEED, LEVEL, RESAMPLES
+from bocvs_env.benchmark.trust import (
+    add_allow_options,
+    allowed_by,
+    check_recorded_runs,
+    check_recorded_sweep,
+)
 from bocvs_env.numerics import DEFAULT, MODES
 from bocvs_env.registration import problem_listing
 
@@ -103,24 +109,35 @@ def _seeds(text: str) -> int | list[int]:
     inside a list: ``"0,3-5"`` -> 0, 3, 4, 5 (``"7-7"``: seed 7 alone)."""
     try:
         if "," not in text and "-" not in text:
-            return int(text)
+            count = int(text)
+            if count > MAX_SEEDS:
+                raise OverflowError
+            return count
         seeds: list[int] = []
         for part in text.split(","):
             lo, dash, hi = part.partition("-")
             if dash and int(hi) < int(lo):
                 raise ValueError(part)
+            if len(seeds) + (int(hi) - int(lo) if dash else 0) >= MAX_SEEDS:
+                raise OverflowError
             seeds += list(range(int(lo), int(hi) + 1)) if dash else [int(part)]
         return seeds
     except ValueError:
         raise argparse.ArgumentTypeError(
             f"seeds: a count, a comma list or a range such as 5-9, got {text!r}"
         ) from None
+    except OverflowError:
+        raise argparse.ArgumentTypeError(
+            f"seeds: at most {MAX_SEEDS} per sweep, got {text!r}"
+        ) from None
 
 
 def _add_sweep_options(p: argparse.ArgumentParser) -> None:
     g = p.add_argument_group("the sweep (a preset, a config file, or flags)")
     g.add_argument("--preset", choices=sorted(SWEEP_PRESETS), help="a shipped sweep")
-    g.add_argument("--config", type=Path, help="a sweep config file (.toml or .json)")
+    g.add_argument("--config", type=Path, help="a sweep config file (.toml or .json); bocvs "
+                   "run trusts it as a script, importing its agents and loading the model files "
+                   "it names (a saved SB3 model is a pickle: loading it runs code)")  # fmt: skip
     g.add_argument("--sweep", help="a sweep recorded in the store, by name")
     g.add_argument("--name", help="the sweep's name in the store")
     g.add_argument("--problems", nargs="+", help="problem names (bocvs run --help lists them)")
@@ -134,8 +151,9 @@ def _add_sweep_options(p: argparse.ArgumentParser) -> None:
         "name@variant (a variant with its own agent_params, from a config file)",
     )
     g.add_argument(
-        "--seeds", type=_seeds, help="a count (0..n-1), a comma list, or a range: 5-9, 0-0"
-    )
+        "--seeds", type=_seeds,
+        help=f"a count (0..n-1), a comma list, or a range: 5-9, 0-0 (at most {MAX_SEEDS})",
+    )  # fmt: skip
     p.add_argument("--store", type=Path, default=DEFAULT_STORE, help=f"default {DEFAULT_STORE}")
 
 
@@ -263,6 +281,8 @@ def _sweep_to_run(args: argparse.Namespace) -> SweepConfig:
     if args.sweep is not None:  # resume a recorded sweep: its store must exist
         with ResultStore(args.store, readonly=True) as store:
             sweep = _sweep(args, store)
+        if sweep is not None:  # a record's agents run only if registered or allowed
+            check_recorded_sweep(sweep, allowed_by(args))
     else:
         sweep = _sweep(args)
     if sweep is None:
@@ -568,16 +588,20 @@ def _cmd_verify(args: argparse.Namespace) -> int:
         verdict_agreement,
         verify_markdown,
     )
+    from bocvs_env.benchmark.versions import this_version
 
     with open_runs(args.data) as source:
         published = source.runs(None)
     seeds = range(args.seeds) if isinstance(args.seeds, int) else args.seeds
     sample = select_runs(published, args.sample, args.seed, seeds, args.agents)
-    print(f"bocvs verify: rerunning {len(sample)} runs of {args.data} in {args.numerics} mode",
-          file=sys.stderr)  # fmt: skip
+    check_recorded_runs([r.config for r in sample], allowed_by(args))  # before any rerun
+    print(f"bocvs verify: rerunning {len(sample)} runs of {args.data} at {this_version()} in "
+          f"{args.numerics} mode", file=sys.stderr)  # fmt: skip
 
     def say(check: Check) -> None:
-        print(f"  {check.run.config.label()}: {outcome(check)}", file=sys.stderr, flush=True)
+        versions = f" ({check.versions()})" if check.rerun is not None else ""
+        print(f"  {check.run.config.label()}: {outcome(check)}{versions}", file=sys.stderr,
+              flush=True)  # fmt: skip
 
     with LocalExecutor(args.workers, args.numerics) as executor:
         checks = rerun(sample, executor, say)
@@ -622,6 +646,7 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument(
         "-q", "--quiet", action="store_true", help="no progress on stderr (failures still are)"
     )
+    add_allow_options(run)
     run.set_defaults(func=_cmd_run)
     status = sub.add_parser("status", help="runs done per sweep")
     _add_sweep_options(status)
@@ -701,6 +726,7 @@ def build_parser() -> argparse.ArgumentParser:
                         help="the reruns' kernels (default fast: the published runs were made "
                         "with the machine's own)")  # fmt: skip
     verify.add_argument("--workers", type=_positive, help="local processes (default: one per core)")
+    add_allow_options(verify)
     verify.set_defaults(func=_cmd_verify, store=DEFAULT_STORE)
     return parser
 

@@ -21,6 +21,12 @@ A config file is TOML (``.toml``) or JSON (``.json``) with the fields of :class:
     # parameters of [agent_params."etc@beta1"]
     [problem_options]         # keyword arguments of bocvs_env.problems.make_problem
     n_initial = 5
+
+A config file is the user's own input, trusted as a script is: its agents are imported and the
+model files its ``agent_params`` name are loaded as given (``model = "ppo.zip"`` of ``sb3`` or
+``neural-af``: a saved SB3 model is a pickle, and loading one runs code from it). A sweep
+recorded in a store is not: resumed with ``bocvs run --sweep NAME``, it is checked as
+:mod:`bocvs_env.benchmark.trust` says.
 """
 
 from __future__ import annotations
@@ -148,12 +154,21 @@ def _as_list(value: Any, name: str, kind: type | tuple[type, ...]) -> list[Any]:
     return list(items)
 
 
+#: The most seeds a sweep may have: each is a run of every agent on every panel, and the papers
+#: use 5 to 10; 10^5 runs of one agent on one panel are already days of computing, so a count or
+#: range beyond it is a typo (``--seeds 0-99999999999``), refused before it fills the memory.
+MAX_SEEDS = 100_000
+
+
 def _seeds(value: Sequence[int] | int) -> list[int]:
-    """A sweep's seeds: a count ``n`` (``0..n-1``) or a list of distinct integers >= 0."""
+    """A sweep's seeds: a count ``n`` (``0..n-1``) or a list of distinct integers >= 0, at most
+    :data:`MAX_SEEDS` of them."""
     if isinstance(value, int) and not isinstance(value, bool):
-        if value < 1:
-            raise ValueError(f"seeds must be a positive count or a list, got {value}")
+        if not 1 <= value <= MAX_SEEDS:
+            raise ValueError(f"seeds must be a count from 1 to {MAX_SEEDS}, got {value}")
         return list(range(value))
+    if isinstance(value, Sequence) and len(value) > MAX_SEEDS:
+        raise ValueError(f"a sweep has at most {MAX_SEEDS} seeds, got {len(value)}")
     seeds = _as_list(value, "seeds", int)
     if any(s < 0 for s in seeds):
         raise ValueError(f"seeds must be integers >= 0, got {seeds}")
@@ -344,7 +359,10 @@ class SweepConfig:
         path = Path(path)
         if not path.is_file():
             raise FileNotFoundError(f"no sweep config file at {path}")
-        text = path.read_text()
+        try:
+            text = path.read_text(encoding="utf-8")
+        except UnicodeDecodeError as err:
+            raise ValueError(f"sweep config {path} is not UTF-8 text: {err}") from None
         try:
             if path.suffix == ".toml":
                 data = tomllib.loads(text)

@@ -18,8 +18,9 @@ made in ``fast`` mode, the machine's own kernels, so a check on another kind of 
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass, replace
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field, replace
+from typing import Any
 
 import numpy as np
 
@@ -28,6 +29,7 @@ from bocvs_env.benchmark.compare import compare_runs
 from bocvs_env.benchmark.executors import Executor
 from bocvs_env.benchmark.panels import Panel
 from bocvs_env.benchmark.store import StoredRun
+from bocvs_env.benchmark.versions import code_version, short_commit
 from bocvs_env.evaluation import EpisodeRecord
 
 #: The per-step values compared, as :class:`EpisodeRecord` attributes (what a published folder
@@ -43,11 +45,32 @@ class Check:
         run: the published run.
         rerun: the rerun's record, or ``None`` if the rerun failed.
         error: the rerun's traceback if it failed, else ``None``.
+        provenance: the rerun's provenance (its code version among it; empty if it failed).
     """
 
     run: StoredRun
     rerun: EpisodeRecord | None
     error: str | None = None
+    provenance: Mapping[str, Any] = field(default_factory=dict)
+
+    def reason(self) -> str:
+        """Why the rerun failed, in one line: the last line of its traceback (the exception
+        and its message), or ``""`` if it did not fail."""
+        if self.rerun is not None:
+            return ""
+        lines = [line for line in (self.error or "").splitlines() if line.strip()]
+        return " ".join(lines[-1].split()) if lines else "no reason given"
+
+    def versions(self) -> str:
+        """The code version the run was published at and the one it was rerun at
+        (:func:`~bocvs_env.benchmark.versions.code_version`), saying whether they differ
+        (``""`` if the rerun failed)."""
+        if self.rerun is None:
+            return ""
+        published, now = code_version(self.run.provenance), code_version(self.provenance)
+        if published == now:
+            return f"rerun at {short_commit(self.provenance)}, as published"
+        return f"published at {published}, rerun at {now}: the code versions differ"
 
     def divergence(self) -> tuple[int, tuple[str, ...]] | None:
         """:func:`first_divergence` of the published record and the rerun (``None``:
@@ -118,8 +141,9 @@ def rerun(
     checks = {}
     for outcome in executor.run([r.config for r in sample]):
         key = outcome.config.key()
-        record = outcome.result.record if outcome.result is not None else None
-        checks[key] = Check(published[key], record, outcome.error)
+        result = outcome.result
+        record, provenance = (result.record, result.provenance) if result else (None, {})
+        checks[key] = Check(published[key], record, outcome.error, provenance)
         if on_check is not None:
             on_check(checks[key])
     return [checks[r.config.key()] for r in sample]
@@ -170,9 +194,9 @@ def verdict_agreement(
 
 def outcome(check: Check) -> str:
     """A check's outcome in words: ``identical``, ``diverges at step k (set, ...)`` or
-    ``rerun failed``."""
+    ``rerun failed: <why>`` (:meth:`Check.reason`)."""
     if check.rerun is None:
-        return "rerun failed"
+        return f"rerun failed: {check.reason()}"
     found = check.divergence()
     if found is None:
         return "identical"
@@ -180,12 +204,24 @@ def outcome(check: Check) -> str:
     return f"diverges at step {step} ({', '.join(fields)})"
 
 
+def _versions_cell(check: Check) -> str:
+    """The run's commit and its rerun's (:func:`short_commit`), marked where the code versions
+    differ."""
+    if check.rerun is None:
+        return f"{short_commit(check.run.provenance)} / –"
+    differ = code_version(check.run.provenance) != code_version(check.provenance)
+    cell = f"{short_commit(check.run.provenance)} / {short_commit(check.provenance)}"
+    return cell + (" (differ)" if differ else "")
+
+
 def verify_markdown(checks: Sequence[Check], agreement: VerdictAgreement) -> str:
-    """A table of the checks (one row per run: its outcome, and the final simple regret
-    published and rerun), a count, and the verdicts' agreement."""
+    """A table of the checks (one row per run: its outcome, the code versions it was published
+    and rerun at, and the final simple regret published and rerun), a count, and the verdicts'
+    agreement."""
     lines = [
-        "| run | steps (published / rerun) | outcome | final simple regret (published / rerun) |",
-        "| --- | ---: | --- | ---: |",
+        "| run | steps (published / rerun) | outcome | code (published / rerun) "
+        "| final simple regret (published / rerun) |",
+        "| --- | ---: | --- | --- | ---: |",
     ]
     for c in checks:
         pub = c.run.record
@@ -193,10 +229,17 @@ def verify_markdown(checks: Sequence[Check], agreement: VerdictAgreement) -> str
         regret = f"{metrics.final_simple_regret(pub):.4g} / " + (
             f"{metrics.final_simple_regret(c.rerun):.4g}" if c.rerun is not None else "–"
         )
-        lines.append(f"| {c.run.config.label()} | {steps} | {outcome(c)} | {regret} |")
+        said = outcome(c).replace("|", "\\|")
+        lines.append(
+            f"| {c.run.config.label()} | {steps} | {said} | {_versions_cell(c)} | {regret} |"
+        )
     same = sum(c.rerun is not None and c.divergence() is None for c in checks)
     failed = sum(c.rerun is None for c in checks)
     lines += ["", f"{same} of {len(checks)} identical" + (f", {failed} failed" if failed else "")]
+    other = sum(c.rerun is not None and "differ" in _versions_cell(c) for c in checks)
+    if other:
+        lines.append(f"{other} reruns at another code version than published (a divergence "
+                     "there may be the code's change, not the run's)")  # fmt: skip
     agree = agreement.total - len(agreement.changed)
     lines.append(
         f"paired verdicts with the reruns in place: {agree} of {agreement.total} as published"

@@ -23,13 +23,13 @@ import functools
 import importlib
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 import torch
 from torch import Tensor
 
-from bocvs_env.checks import integer
+from bocvs_env.checks import check_reset, integer
 from bocvs_env.env import BOCVSEnv, ObsType
 from bocvs_env.problems.objective import Objective
 from bocvs_env.problems.problem import Problem
@@ -209,6 +209,8 @@ class FamilyEnv(BOCVSEnv):
     * v0: initial version.
     """
 
+    reset_options: ClassVar[frozenset[str]] = frozenset({"function_seed"})
+
     def __init__(
         self,
         family: str = "gp_sample",
@@ -269,6 +271,7 @@ class FamilyEnv(BOCVSEnv):
     def reset(
         self, *, seed: int | None = None, options: dict[str, Any] | None = None
     ) -> tuple[ObsType, dict[str, Any]]:
+        check_reset(seed, options, self.reset_options, type(self).__name__)
         lo, hi = self.seed_range
         # Seed the generator here; BOCVSEnv.reset(seed=None) then continues its stream.
         super(BOCVSEnv, self).reset(seed=seed)

@@ -41,6 +41,13 @@ def validate_control_sets(
     return tuple(out)
 
 
+#: The most plays of the cheapest set (``budget / min(mean costs)``) a budget may buy. An episode
+#: keeps every play, and a GP agent's work grows with its data: the papers' settings buy at most
+#: about 10^4 (budget 100 at mean cost 0.01), a random search of 10^6 plays takes minutes, and a
+#: budget far beyond (``1e12``, ``1e300``) is a typo whose episode would never end.
+MAX_PLAYS = 10**6
+
+
 @dataclass(frozen=True)
 class Problem:
     """Everything the environment needs to simulate one BOCVS problem.
@@ -89,6 +96,13 @@ class Problem:
             )
         if real(self.budget, "budget") <= 0:
             raise ValueError(f"budget must be positive, got {self.budget!r}")
+        cheapest = float(self.cost_model.means.min())
+        if self.budget / cheapest > MAX_PLAYS:
+            raise ValueError(
+                f"budget {self.budget!r} buys {self.budget / cheapest:.3g} plays of the cheapest "
+                f"set (mean cost {cheapest:g}); at most {MAX_PLAYS:,} plays are allowed "
+                f"(budget <= {MAX_PLAYS * cheapest:g})"
+            )
         if real(self.noise_std, "noise_std") < 0:
             raise ValueError(f"noise_std must be finite and >= 0, got {self.noise_std!r}")
         object.__setattr__(self, "n_initial", integer(self.n_initial, "n_initial", minimum=0))

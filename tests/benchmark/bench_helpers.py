@@ -2,13 +2,18 @@
 
 from __future__ import annotations
 
+import json
 from dataclasses import replace
+from pathlib import Path
+from typing import Any
 
 import numpy as np
+import pandas as pd
 import torch
 
 from bocvs_env.benchmark.config import RunConfig, SweepConfig
 from bocvs_env.benchmark.executors import execute
+from bocvs_env.benchmark.published import RUNS_FILE, STEPS_FILE
 from bocvs_env.benchmark.runner import RunResult
 from bocvs_env.benchmark.store import StoredRun
 from bocvs_env.evaluation import EpisodeRecord
@@ -97,3 +102,27 @@ def win_and_tie_runs(agent: str, other: str) -> list[StoredRun]:
 def at_commit(result: RunResult, commit: str) -> RunResult:
     """``result`` as if made by the code of ``commit``."""
     return replace(result, provenance={**result.provenance, "git_commit": commit})
+
+
+def tamper_published(folder: Path, **columns: Any) -> RunConfig:
+    """Set columns of the first run of a published ``folder`` (``agent_params`` a dict), its
+    key recomputed in the runs' and the steps' tables, as a forger would (a key is a plain
+    digest of the configuration); the run's new configuration."""
+    runs = pd.read_parquet(folder / RUNS_FILE)
+    steps = pd.read_parquet(folder / STEPS_FILE)
+    steps["key"] = steps["key"].astype(str)
+    old = runs.iloc[0]["key"]
+    for name, value in columns.items():
+        runs.loc[0, name] = json.dumps(value) if name == "agent_params" else value
+    row = runs.iloc[0]
+    config = RunConfig(
+        problem=row["problem"], cost_set=row["cost_set"], variance=float(row["variance"]),
+        budget=float(row["budget"]), agent=row["agent"], seed=int(row["seed"]),
+        agent_params=json.loads(row["agent_params"]),
+        problem_options=json.loads(row["problem_options"]),
+    )  # fmt: skip
+    steps.loc[steps["key"] == old, "key"] = config.key()
+    runs.loc[0, "key"] = config.key()
+    runs.to_parquet(folder / RUNS_FILE, index=False)
+    steps.astype({"key": "category"}).to_parquet(folder / STEPS_FILE, index=False)
+    return config

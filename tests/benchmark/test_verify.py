@@ -9,6 +9,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
+from bench_helpers import tamper_published
 
 from bocvs_env.benchmark.cli import main
 from bocvs_env.benchmark.published import STEPS_FILE
@@ -72,3 +73,43 @@ def test_verify_reruns_a_published_folder_and_finds_a_tampered_step(
     text = capsys.readouterr().out
     assert "diverges at step 2 (g)" in text and "| identical |" in text
     assert "1 of 2 identical" in text
+
+
+@pytest.fixture
+def published(filled_store: ResultStore, tmp_path: Path) -> Path:
+    out = tmp_path / "data"
+    assert main(["publish", "--store", str(filled_store.path), "--out", str(out)]) == 0
+    return out
+
+
+def _verify(folder: Path) -> list[str]:
+    return ["verify", "--data", str(folder), "--sample", "9", "--workers", "1"]
+
+
+def test_verify_names_the_code_versions_and_says_when_they_differ(
+    published: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    label = tamper_published(published, git_commit="c" * 40).label()
+    capsys.readouterr()
+    assert main(_verify(published)) == 0  # the traces are the same: only the version differs
+    out = capsys.readouterr()
+    line = next(line for line in out.err.splitlines() if label in line)
+    assert "published at ccccccc (" in line and "the code versions differ" in line
+    assert out.err.splitlines()[0].startswith(f"bocvs verify: rerunning 2 runs of {published} at ")
+    assert sum("as published" in line for line in out.err.splitlines()) == 1
+    assert "| ccccccc / " in out.out and "(differ) |" in out.out
+    assert "1 reruns at another code version than published" in out.out
+
+
+def test_a_failed_rerun_says_why_in_one_line(
+    published: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:  # fmt: skip
+    label = tamper_published(published, problem="plant").label()
+    monkeypatch.setenv("BOCVS_DATA_DIR", str(tmp_path / "no-data"))
+    capsys.readouterr()
+    assert main(_verify(published)) == 1
+    out = capsys.readouterr()
+    (line,) = [line for line in out.err.splitlines() if label in line]
+    assert "rerun failed: " in line and "no-data" in line
+    assert f"| {label} | " in out.out and "1 failed" in out.out

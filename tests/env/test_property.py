@@ -4,6 +4,7 @@ respect the budget rule exactly, and malformed actions and arguments are refused
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, cast
@@ -11,6 +12,7 @@ from typing import Any, cast
 import gymnasium as gym
 import numpy as np
 import pytest
+import torch
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
@@ -23,6 +25,7 @@ from bocvs_env.problems import PROBLEMS
 from bocvs_env.problems.costs import COST_SETS, GaussianCost
 from bocvs_env.problems.distributions import TruncatedNormal
 from bocvs_env.problems.families import FamilyEnv
+from bocvs_env.problems.problem import MAX_PLAYS
 from bocvs_env.registration import ENV_IDS
 
 
@@ -158,10 +161,13 @@ _BAD_ACTIONS = [
     lambda m, d: {"control_set": 0, "x": [float("nan")] * d},
     lambda m, d: {"control_set": 0, "x": [1.5] * d},
     lambda m, d: {"control_set": 0, "x": [-0.1] * d},
+    lambda m, d: {"control_set": 0, "x": [0.5] * (d - 1) + [1.0000001]},
     lambda m, d: {"control_set": True, "x": [0.5] * d},
     lambda m, d: {"control_set": "0", "x": [0.5] * d},
     lambda m, d: {"control_set": 0.0, "x": [0.5] * d},
     lambda m, d: {"control_set": m, "x": [0.5] * d},
+    lambda m, d: {"control_set": 10**30, "x": [0.5] * d},
+    lambda m, d: {"control_set": -(10**30), "x": [0.5] * d},
     lambda m, d: {"control_set": [0, 1], "x": [0.5] * d},
     lambda m, d: {"control_set": 0, "x": [0.5] * d, "extra": 1},
     lambda m, d: {"x": [0.5] * d},
@@ -193,6 +199,8 @@ _BAD_ARGUMENTS = [
     ({"budget": 1j}, "budget"),
     ({"budget": float("nan")}, "budget"),
     ({"budget": -1.0}, "budget"),
+    ({"budget": 1e300}, "budget"),
+    ({"budget": 1e12}, "budget"),
     ({"variance": True}, "variance"),
     ({"variance": "0.02"}, "variance"),
     ({"variance": 0.5}, "variance"),
@@ -218,6 +226,71 @@ def test_malformed_arguments_are_refused(id_kwargs, env_id: str, bad) -> None:
     kwargs, name = bad
     with pytest.raises((ValueError, TypeError), match=name):
         gym.make(env_id, **{**id_kwargs(env_id), **kwargs})
+
+
+@settings(
+    max_examples=40,
+    deadline=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
+)
+@given(
+    env_id=st.sampled_from(ENV_IDS),
+    cost_set=st.sampled_from(sorted(COST_SETS)),
+    plays=st.floats(MAX_PLAYS * (1 + 1e-9), 1e300),
+)
+def test_a_budget_beyond_the_most_plays_is_refused(
+    id_kwargs, env_id: str, cost_set: str, plays: float
+) -> None:
+    """A budget that buys more than ``MAX_PLAYS`` plays of the cheapest set is refused, naming
+    the budget as given; the most it may buy is accepted."""
+    cheapest = min(COST_SETS[cost_set])
+    budget = plays * cheapest
+    assume(budget / cheapest > MAX_PLAYS)
+    with pytest.raises(ValueError, match=f"^budget {re.escape(repr(budget))} buys"):
+        gym.make(env_id, **id_kwargs(env_id), cost_set=cost_set, budget=budget)
+    _make(env_id, id_kwargs, cost_set=cost_set, budget=MAX_PLAYS * cheapest)
+
+
+@settings(
+    max_examples=40,
+    deadline=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
+)
+@given(
+    env_id=st.sampled_from(ENV_IDS),
+    option=st.text(min_size=1, max_size=12).filter(lambda o: o != "function_seed"),
+    seed=st.sampled_from([True, False, np.bool_(True), -1, 1.5, "0"]),
+)
+def test_unknown_reset_options_and_seeds_that_are_no_seeds_are_refused(
+    id_kwargs, env_id: str, option: str, seed: Any
+) -> None:
+    env = _make(env_id, id_kwargs)
+    named = rf"unknown reset options \[{re.escape(repr(option))}\]"
+    with pytest.raises(ValueError, match=named):
+        env.reset(seed=0, options={option: 1})
+    with pytest.raises((TypeError, ValueError), match=r"^seed must be an integer"):
+        env.reset(seed=seed)
+
+
+@settings(
+    max_examples=30,
+    deadline=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
+)
+@given(env_id=st.sampled_from(ENV_IDS), seed=st.integers(0, 2**16), data=st.data())
+def test_a_tensor_action_is_played_as_its_values(id_kwargs, env_id: str, seed: int, data) -> None:
+    """A torch tensor (one that requires grad included) is the same action as its values."""
+    env, twin = _make(env_id, id_kwargs), _make(env_id, id_kwargs)
+    m, d = env.problem.n_sets, env.problem.dim
+    i = data.draw(st.integers(0, m - 1), label="control_set")
+    x = np.random.default_rng(seed).random(d)
+    env.reset(seed=seed)
+    twin.reset(seed=seed)
+    tensor = torch.tensor(x, requires_grad=data.draw(st.booleans(), label="requires_grad"))
+    obs, *_ = env.step({"control_set": torch.tensor(i), "x": tensor})
+    same, *_ = twin.step({"control_set": i, "x": x})
+    for key in ("control_set", "x", "y", "cost"):
+        np.testing.assert_array_equal(obs[key], same[key])
 
 
 def test_a_numpy_float_variance_is_a_variance() -> None:
