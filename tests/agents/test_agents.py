@@ -448,8 +448,8 @@ def test_fetc_commits_to_an_acceptable_set_by_this_rounds_bounds(bounds: str) ->
         threshold = (1 - e["alpha"]) * e["lcb_bar"]
         assert e["value"] > threshold or e["value"] == max(checked.values())
     if bounds == "integral":
-        ((value, x),) = agent.value_maxima([2], 1.0, FETCRules().n_refine).values()
-        mean, std = agent.posterior.mean_std(agent.surrogate, 2, torch.as_tensor(x)[None])
+        ((value, x),) = agent.model.value_maxima([2], 1.0, FETCRules().n_refine).values()
+        mean, std = agent.model.posterior.mean_std(agent.surrogate, 2, torch.as_tensor(x)[None])
         assert value == pytest.approx(float(mean[0] + agent.acquisition_options.beta * std[0]))
     with pytest.raises(ValueError, match="value_bounds"):
         make_agent("fetc", value_bounds="sometimes")
@@ -458,7 +458,7 @@ def test_fetc_commits_to_an_acceptable_set_by_this_rounds_bounds(bounds: str) ->
 def test_fetc_measures_relevance_again_only_when_the_data_has_grown(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    import agents.policies.etc_strategies
+    import agents.policies.etc.model
     from agents.rules.relevance import collapse_relevance
 
     sizes: list[int] = []
@@ -467,7 +467,7 @@ def test_fetc_measures_relevance_again_only_when_the_data_has_grown(
         sizes.append(surrogate.n_train)
         return collapse_relevance(surrogate, points, samples)
 
-    monkeypatch.setattr(agents.policies.etc_strategies, "collapse_relevance", counted)
+    monkeypatch.setattr(agents.policies.etc.model, "collapse_relevance", counted)
     problem = replace(custom_problem(), budget=12.0)
     agent = make_agent("fetc", **FAST, relevance_min_data=2, relevance_growth=1.5)
     assert isinstance(agent, BaseAgent)
@@ -484,7 +484,7 @@ def test_fetc_measures_relevance_again_only_when_the_data_has_grown(
     [
         ("fetc", {"cost_range": -1.0}, "cost_range must be positive and finite"),
         ("fetc", {"cost_range": float("inf")}, "cost_range must be positive and finite"),
-        ("fetc", {"relevance_min_data": 0}, "relevance_min_data must be >= 1"),
+        ("fetc", {"relevance_min_data": 0}, "relevance_min_data must be a positive integer"),
         ("ei-cost", {"cost_prior": float("inf")}, "cost_prior must be positive and finite"),
         ("etc", {"n_samples": 0}, "n_samples must be a positive integer"),
         ("ucb-psq", {"raw_samples": -3}, "raw_samples must be a positive integer"),

@@ -1,5 +1,5 @@
 """Exploration by groups of equally sized sets, with elimination: GETC's exploration rule
-(:class:`agents.policies.etc.ETCAgent` with the ``getc`` preset; docs/agents/getc.md).
+(:class:`~agents.policies.etc.agent.ETCAgent` with the ``getc`` preset; docs/agents/getc.md).
 
 Algorithm 1's round-robin (Hoang, Nguyen & Tran, AAAI 2025) spends its exploration on every set
 alike, so the costliest set takes most of it and a cheap set that reaches the best value is
@@ -34,16 +34,15 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, ClassVar
+from typing import ClassVar
 
 import numpy as np
 
-from agents.policies.etc_strategies import ExploreChoice
+from agents.policies.etc.exploration import ExploreChoice
+from agents.policies.etc.port import Ledger
+from agents.policies.etc.relevance import RelevanceRule
+from agents.policies.etc.state import Round
 from agents.rules.set_selection import size_groups
-
-if TYPE_CHECKING:
-    from agents.policies.etc import ETCAgent
-    from agents.policies.etc_strategies import RelevanceRule
 
 
 def exploration_groups(
@@ -82,13 +81,15 @@ class GroupedExploration:
     from ``U_i``'s (module docstring).
 
     Args:
+        explore_fraction: the share of the budget exploration may spend, over all groups.
         rounds_per_group: the most rounds a group gets (ETC-50's 50).
         positional_size: the size of a group where every set has the same size (ETC-50's 3).
         eliminate: skip sets whose ``max U_i`` is below the largest ``max E[l]``.
         n_refine: the screened candidates per set whose ``U_i`` is refined by L-BFGS-B
-            (:meth:`~agents.policies.etc.ETCAgent.value_maxima`).
+            (:meth:`~agents.policies.etc.port.ModelPort.value_maxima`).
     """
 
+    explore_fraction: float
     rounds_per_group: int = 50
     positional_size: int = 3
     eliminate: bool = True
@@ -98,47 +99,55 @@ class GroupedExploration:
     #: Exploration decisions are not held: each round is a new query.
     holds: ClassVar[bool] = False
 
-    def start(self, agent: ETCAgent) -> GroupProgress:
+    def start(self, ledger: Ledger) -> GroupProgress:
         """A fresh episode's progress."""
-        groups = exploration_groups(agent.task.control_sets, agent.task.dim, self.positional_size)
-        return GroupProgress(groups)
+        task = ledger.task
+        return GroupProgress(exploration_groups(task.control_sets, task.dim, self.positional_size))
 
-    def keep_exploring(self, agent: ETCAgent) -> bool:
+    def keep_exploring(self, round: Round) -> bool:
         """Whether a group is still open; chooses its next set (for :meth:`next_set`)."""
-        progress: GroupProgress = agent.exploration_state
+        progress = self._progress(round)
         while progress.group < len(progress.groups):
-            chosen = self._choose(agent, progress)
+            chosen = self._choose(round, progress)
             if chosen is not None:
                 progress.chosen = chosen
                 progress.rounds += 1
                 return True
-            progress.advance(agent.spent)
+            progress.advance(round.ledger.spent)
         return False
 
-    def next_set(self, agent: ETCAgent) -> ExploreChoice:
-        progress: GroupProgress = agent.exploration_state
+    def next_set(self, round: Round) -> ExploreChoice:
+        progress = self._progress(round)
         if progress.chosen is None:
             raise RuntimeError("next_set before keep_exploring chose a set")
         chosen, progress.chosen = progress.chosen, None
         return chosen
 
-    def _choose(self, agent: ETCAgent, progress: GroupProgress) -> ExploreChoice | None:
+    @staticmethod
+    def _progress(round: Round) -> GroupProgress:
+        progress = round.state.progress
+        if not isinstance(progress, GroupProgress):
+            raise TypeError(f"the state's progress is not a GroupProgress: {progress!r}")
+        return progress
+
+    def _choose(self, round: Round, progress: GroupProgress) -> ExploreChoice | None:
         """The group's next set and its log note, or ``None`` once the group is done: its
         rounds are used, every set is eliminated, or the chosen set's mean cost so far would
         take the group past its share of the budget (a set not yet played always fits)."""
         group = progress.groups[progress.group]
         if progress.rounds >= self.rounds_per_group:
             return None
-        maxima = agent.value_maxima(group, 1.0, self.n_refine)
-        floor = agent.lcb_now() if self.eliminate else -np.inf
+        ledger, model = round.ledger, round.model
+        maxima = model.value_maxima(group, 1.0, self.n_refine)
+        floor = model.lcb_max() if self.eliminate else -np.inf
         alive = [i for i in group if maxima[i][0] >= floor]
         if not alive:
             return None
         i = max(alive, key=lambda j: maxima[j][0])
-        budget = agent.rules.explore_fraction * agent.task.budget
+        budget = self.explore_fraction * ledger.task.budget
         share = (budget - progress.began_at) / (len(progress.groups) - progress.group)
-        cost = float(np.mean(agent.cost_draws[i])) if agent.cost_draws[i] else 0.0
-        if agent.spent - progress.began_at + cost > share:
+        cost = float(np.mean(ledger.cost_draws[i])) if ledger.cost_draws[i] else 0.0
+        if ledger.spent - progress.began_at + cost > share:
             return None
         eliminated = [j for j in group if j not in alive]
         return ExploreChoice(i, {"group": progress.group, "eliminated": eliminated}, maxima[i])
