@@ -52,20 +52,24 @@ def check_choice(name: str, value: Any, allowed: tuple[Any, ...]) -> None:
 class SurrogateConfig:
     """The GP surrogate's options (:class:`~agents.surrogate.GPSurrogate`).
 
-    Attributes:
-        surrogate_mode: ``"fitted"`` (the default: ARD, BoTorch's priors, hyperparameters
-            refitted as ``refit_schedule`` says, as the AAAI paper's text describes) or
-            ``"fixed"`` (the reference codes' hyperparameters). With the fixed isotropic
-            lengthscale 0.1 the GP cannot learn that inputs are inert, and on hartmann6 in 12-D
-            every GP agent then does no better than random search (see
-            ``examples/headline_comparison.py``).
-        lengthscale: the fixed lengthscale; ``None`` takes the reference codes' value for the
-            task's problem (:attr:`~bocvs_env.task.Task.reference_lengthscale`: 0.2 for
-            ``plant`` and ``airfoil``, 0.1 otherwise).
-        noise: the fixed noise variance.
-        outputscale: the fixed output scale.
-        refit_every: the fewest observations between hyperparameter refits in ``"fitted"`` mode.
-        refit_factor: the geometric schedule's growth factor (``> 1``).
+    Args:
+        surrogate_mode: ``"fitted"`` (the default, as the AAAI paper's text describes: an ARD
+            RBF kernel with BoTorch's priors, hyperparameters fitted by MAP and refitted as
+            ``refit_schedule`` says) or ``"fixed"`` (the hyperparameters of the reference codes
+            of Tay et al., NeurIPS 2023: ``lengthscale``, ``noise``, ``outputscale``). A fixed
+            isotropic lengthscale cannot learn that an input is inert.
+        lengthscale: with ``"fixed"``, the RBF lengthscale of every input (inputs in
+            ``[0, 1]``); ``None`` takes the reference codes' value for the task's problem
+            (:attr:`~bocvs_env.task.Task.reference_lengthscale`: 0.2 for ``plant`` and
+            ``airfoil``, 0.1 otherwise).
+        noise: with ``"fixed"``, the observation noise variance, in squared units of ``y``.
+        outputscale: with ``"fixed"``, the kernel's prior variance of ``f``, in squared units
+            of ``y``.
+        refit_every: with ``"fitted"``, the fewest new observations between hyperparameter
+            refits.
+        refit_factor: the ``"geometric"`` refit schedule's growth factor (``> 1``): the next
+            refit comes at ``max(n_fit + refit_every, refit_factor * n_fit)`` observations for
+            ``n_fit`` at the last.
     """
 
     surrogate_mode: SurrogateMode = "fitted"
@@ -90,17 +94,24 @@ class AcquisitionConfig:
     """The expectations' samples (:class:`~agents.acquisition.ExpectedAcquisition`) and their
     multi-start optimizer's options (:class:`~agents.acquisition.SetOptimizer`).
 
-    Attributes:
-        n_samples: quasi-random samples of the random variables behind each ``E[.]``.
-        raw_samples: random candidates screened before the gradient-based optimization.
-        n_restarts: starts of the multi-start optimization.
-        maxiter: L-BFGS-B iterations per optimization.
-        beta: the confidence width of ``u = mu + beta sigma`` and ``l = mu - beta sigma``.
-        n_incumbents: the previous maximizers per set and best observed queries that every
-            maximization is checked against (:meth:`~agents.policies.model_based.ModelBasedAgent.set_maxima`); 0 turns the check off.
+    Args:
+        n_samples: the quasi-random (scrambled Sobol) samples of the random inputs behind each
+            expectation ``E[.]`` over them.
+        raw_samples: the random candidate queries screened per set before the gradient-based
+            search (BoTorch's ``raw_samples``).
+        n_restarts: the best screened candidates per set the L-BFGS-B search starts from
+            (BoTorch's ``num_restarts``; at most ``raw_samples``).
+        maxiter: the most L-BFGS-B iterations per search.
+        beta: the confidence width of the bounds ``u = mu + beta sigma`` and
+            ``l = mu - beta sigma`` (the paper's ``beta``, 2 by default; in standard
+            deviations of the posterior).
+        n_incumbents: the previous maximizers per set and best observed queries every
+            maximization is checked against
+            (:meth:`~agents.policies.model_based.ModelBasedAgent.set_maxima`); 0 turns the
+            check off.
         polish_played: with ``polish_samples``, polish the query actually played once more on
-            all samples (:meth:`~agents.policies.model_based.ModelBasedAgent.played`), so that only the maximizations that compare sets use
-            fewer. The paired quality check found ``polish_samples`` alone less precise on airfoil.
+            all ``n_samples`` (:meth:`~agents.policies.model_based.ModelBasedAgent.played`), so
+            that only the maximizations that compare sets use fewer.
     """
 
     n_samples: int = 128
@@ -130,23 +141,23 @@ class Computation:
     Presets: :data:`EXACT`, :data:`FAST`, :data:`FRUGAL`; ``exact=True`` applies
     :attr:`exact_settings` to any.
 
-    Attributes:
+    Args:
         refit_schedule: ``"geometric"`` (the default: a refit once the data has grown by at
-            least ``refit_every`` observations and by the factor ``refit_factor`` since the last,
-            so ``O(log n)`` refits in ``n`` observations) or ``"every"`` (every ``refit_every``
-            observations, as first implemented); see :class:`~agents.surrogate.GPSurrogate`.
+            least ``refit_every`` observations and by the factor ``refit_factor`` since the
+            last, so ``O(log n)`` refits in ``n`` observations) or ``"every"`` (every
+            ``refit_every`` observations, the exact setting); see
+            :class:`~agents.surrogate.GPSurrogate`.
         polish_samples: polish every maximizer with only this many of the ``n_samples``
-            samples and value it with all (:class:`~agents.acquisition.SetOptimizer`); the default 32 lost
-            at most 1.3e-3 of a set maximum of 3-4 on airfoil (``benchmarks/polish_samples.py``,
-            ``benchmarks/results/polish_samples_airfoil.json``). ``None``,
-            or any value of at least ``n_samples``, polishes with all, as first implemented.
-            Fewer samples make a decision cheaper where the expectation has random inputs, at
-            the cost of a less precise maximizer.
+            samples and value it with all (:class:`~agents.acquisition.SetOptimizer`).
+            ``None``, or any value of at least ``n_samples``, polishes with all (the exact
+            setting). Fewer samples make a decision cheaper where the expectation has random
+            inputs, at the cost of a less precise maximizer
+            (``benchmarks/polish_samples.py`` measures how much).
         refit_maxiter: the most L-BFGS-B iterations of a warm-started hyperparameter refit
-            (:class:`~agents.surrogate.fitting.MAPFitter`; the first fit is never capped),
-            20 by default; ``None`` runs each to convergence, as first implemented. A cap
-            makes refits cheaper and their cost predictable, at the cost of hyperparameters
-            that may stop short of the MAP estimate.
+            (:class:`~agents.surrogate.fitting.MAPFitter`; the first fit is never capped);
+            ``None`` runs each to convergence (the exact setting). A cap makes refits cheaper
+            and their cost predictable, at the cost of hyperparameters that may stop short of
+            the MAP estimate.
         max_data: the most observations the GP conditions on (*subset of data*, Rasmussen &
             Williams 2006, section 8.3.1); ``None``: all of them. Beyond it the GP takes every
             ``k``-th observation, ``k`` the smallest power of two that leaves at most
@@ -157,20 +168,21 @@ class Computation:
             of cost 0.01 makes thousands of evaluations with a budget of 100, and an exact GP
             on all of them costs ``O(n^2)`` per candidate and ``O(n^3)`` per refit.
         hold: replay each decision while the spend since it, plus the set's estimated cost,
-            stays within ``hold`` times the budget (``None``: decide every round). A set
-            costing less than ``hold * budget`` is then played ``floor(hold * budget / c)``
-            times per decision, at the same query (its random inputs drawn afresh each time),
-            so every decision spends more than half of ``hold * budget`` and a run makes at
-            most ``2 / hold`` decisions (about ``1 / hold`` where the costs divide
-            ``hold * budget``) plus one per play of a costlier set; the decision log has one
-            entry per decision. A hold may run past a phase's end by less than
-            ``hold * budget`` (ETC's exploration budget, checked once per cycle of the ``m``
-            sets, by up to about ``m * hold * budget``), and what a subclass counts per
-            decision counts decisions, not plays (ETC's exploitation rounds, after every ``d`` of
-            which ``alpha`` is halved).
+            stays within ``hold`` times the budget (a share of the budget; ``None``: decide
+            every round). A set costing less than ``hold * budget`` is then played
+            ``floor(hold * budget / c)`` times per decision, at the same query (its random
+            inputs drawn afresh each time), so every decision spends more than half of
+            ``hold * budget`` and a run makes at most ``2 / hold`` decisions (about
+            ``1 / hold`` where the costs divide ``hold * budget``) plus one per play of a
+            costlier set; the decision log has one entry per decision. A hold may run past a
+            phase's end by less than ``hold * budget`` (ETC's exploration budget, checked once
+            per cycle of the ``m`` sets, by up to about ``m * hold * budget``), and what a
+            subclass counts per decision counts decisions, not plays (ETC's exploitation
+            rounds, after every ``d`` of which ``alpha`` is halved).
     """
 
-    #: The fields ``exact=True`` sets, and their values: the computations as first implemented.
+    #: The fields ``exact=True`` sets, and their values: every maximizer polished on all
+    #: samples, a refit every ``refit_every`` observations, each run to convergence.
     exact_settings: ClassVar[Mapping[str, Any]] = MappingProxyType(
         {"polish_samples": None, "refit_schedule": "every", "refit_maxiter": None}
     )
@@ -226,9 +238,9 @@ class Computation:
         return replace(self, **{**given, **settings})
 
 
-#: The computations as first implemented: every maximizer polished on all samples, a
-#: hyperparameter refit every ``refit_every`` observations, each run to convergence; all data,
-#: a decision every round. The defaults of ETC, ETC-50, TS-PSQ and UCB-CVS, whose paired
+#: The exact computations: every maximizer polished on all samples, a hyperparameter refit every
+#: ``refit_every`` observations, each run to convergence; all data, a decision every round. The
+#: defaults of ETC, ETC-50, TS-PSQ and UCB-CVS, whose paired
 #: quality check (docs/design/computation-settings.md) found the fast options worse or did not
 #: cover them.
 EXACT = Computation(**Computation.exact_settings)

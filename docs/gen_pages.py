@@ -163,6 +163,8 @@ def agent_page(name: str, target: str) -> str:
     """The page of the agent registered as ``name`` (``target``: its ``"module:Class"``)."""
     import importlib
 
+    from agents.config import AcquisitionConfig, SurrogateConfig
+    from agents.policies.model_based import ModelBasedAgent
     from bocvs_env.agent_registration import agent_class
 
     cls = agent_class(name)
@@ -176,6 +178,9 @@ def agent_page(name: str, target: str) -> str:
         config = getattr(cls, part, None) or getattr(cls, f"default_{part}", None)
         if config is not None:
             described = {**described, **argument_descriptions(type(config))}
+    if issubclass(policy, ModelBasedAgent):  # the model's options, shared by the GP policies
+        for model_config in (SurrogateConfig, AcquisitionConfig):
+            described = {**described, **argument_descriptions(model_config)}
     rows = [
         f"| `{key}` | {'required' if key in required else f'`{value!r}`'} | "
         f"{_cell(described.get(key, ''))} |"
