@@ -17,18 +17,20 @@ Each dataclass checks its fields when it is built (``__post_init__``: a one-line
 
 from __future__ import annotations
 
-import math
 from collections.abc import Mapping
 from dataclasses import dataclass, fields, replace
 from types import MappingProxyType
-from typing import Any, ClassVar, Literal, get_args
+from typing import Any, ClassVar, get_args
 
 import numpy as np
 
-from agents.surrogate import RefitSchedule
-from bocvs_env.checks import check_positive_finite, check_positive_integers
-
-SurrogateMode = Literal["fixed", "fitted"]
+from agents.surrogate import RefitSchedule, SurrogateMode
+from agents.surrogate.gp import check_refit_factor, check_refit_schedule
+from bocvs_env.checks import (
+    check_optional_positive_integers,
+    check_positive_finite,
+    check_positive_integers,
+)
 
 
 def field_names(cls: type) -> tuple[str, ...]:
@@ -85,8 +87,7 @@ class SurrogateConfig:
         check_positive_finite(noise=self.noise, outputscale=self.outputscale)
         if self.lengthscale is not None:
             check_positive_finite(lengthscale=self.lengthscale)
-        if not (math.isfinite(self.refit_factor) and self.refit_factor > 1):
-            raise ValueError(f"refit_factor must be finite and > 1, got {self.refit_factor!r}")
+        check_refit_factor(self.refit_factor)
 
 
 @dataclass(frozen=True)
@@ -194,13 +195,10 @@ class Computation:
     hold: float | None = None
 
     def __post_init__(self) -> None:
-        check_choice("refit_schedule", self.refit_schedule, get_args(RefitSchedule))
-        if self.polish_samples is not None:
-            if not (isinstance(self.polish_samples, int) and self.polish_samples >= 1):
-                raise ValueError(
-                    f"polish_samples must be None or a positive integer, "
-                    f"got {self.polish_samples!r}"
-                )
+        check_refit_schedule(self.refit_schedule)
+        check_optional_positive_integers(
+            polish_samples=self.polish_samples, refit_maxiter=self.refit_maxiter
+        )
         if self.max_data is not None and not (
             isinstance(self.max_data, int) and self.max_data >= 2
         ):

@@ -43,7 +43,7 @@ from agents.acquisition.sampled import PathAverage, Posterior, SampleAverage
 from agents.acquisition.screening import raw_candidates, raw_count
 from agents.acquisition.set_acquisition import Part
 from agents.surrogate import GPSurrogate, SamplePath
-from bocvs_env.checks import check_positive_integers
+from bocvs_env.checks import check_optional_positive_integers, check_positive_integers
 from bocvs_env.task import Task
 
 
@@ -107,8 +107,7 @@ class ExpectedAcquisition:
         check_positive_integers(
             n_samples=n_samples, raw_samples=raw_samples, raw_n_samples=raw_n_samples
         )
-        if n_polish is not None and not (isinstance(n_polish, int) and n_polish >= 1):
-            raise ValueError(f"n_polish must be a positive integer or None, got {n_polish!r}")
+        check_optional_positive_integers(n_polish=n_polish)
         self.task = task
         self.n_samples = n_samples
         self.seed = seed

@@ -40,6 +40,7 @@ from agents.config import EXACT, FAST, Rules
 from agents.policies.model_based import ModelBasedAgent
 from agents.policies.presets import Preset, preset_table
 from agents.rules.set_selection import best_set, etc50_group, full_set, size_groups
+from bocvs_env.checks import check_positive_integers
 from bocvs_env.task import Task
 
 #: Rounds per group of ETC-50, and the unit of UCB-CVS's default cutoff.
@@ -140,10 +141,9 @@ class ETC50Rules(PSQRules):
     positional_size: int = 3
 
     def __post_init__(self) -> None:
-        if self.rounds_per_group < 1:
-            raise ValueError(f"rounds_per_group must be >= 1, got {self.rounds_per_group!r}")
-        if self.positional_size < 1:
-            raise ValueError(f"positional_size must be >= 1, got {self.positional_size!r}")
+        check_positive_integers(
+            rounds_per_group=self.rounds_per_group, positional_size=self.positional_size
+        )
 
     def parts(self) -> PSQParts:
         """The policy's parts: the upper bound, after the group phase."""

@@ -5,6 +5,7 @@ from __future__ import annotations
 import torch
 from torch import Tensor
 
+from bocvs_env.checks import check_optional_positive_integers
 from bocvs_env.gp_algebra import Hyperparameters, hyperparameters_of
 
 #: The modules of a ``SingleTaskGP`` that hold its hyperparameters (and their priors); a warm
@@ -46,8 +47,7 @@ class MAPFitter:
     def __init__(
         self, seed: int | None = 0, warm_start: bool = True, maxiter: int | None = None
     ) -> None:
-        if maxiter is not None and not (isinstance(maxiter, int) and maxiter >= 1):
-            raise ValueError(f"refit maxiter must be None or a positive integer, got {maxiter!r}")
+        check_optional_positive_integers(maxiter=maxiter)
         self.seed = seed
         self.warm_start = warm_start
         self.maxiter = maxiter

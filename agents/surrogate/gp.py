@@ -42,20 +42,25 @@ from agents.surrogate.factor import GrowingCholesky
 from agents.surrogate.fitting import MAPFitter, initial_hyperparameters
 from agents.surrogate.paths import SamplePath, draw_sample_paths
 from agents.surrogate.posterior import FactorizedPosterior
-from bocvs_env.checks import check_positive_finite
+from bocvs_env.checks import check_positive_finite, check_positive_integers
 from bocvs_env.gp_algebra import Hyperparameters, posterior_weights
 from bocvs_env.problems.distributions import InputDistribution
 
-Mode = Literal["fixed", "fitted"]
+#: How the GP's hyperparameters are set: the reference codes' (``"fixed"``) or fitted by MAP.
+SurrogateMode = Literal["fixed", "fitted"]
 RefitSchedule = Literal["every", "geometric"]
 
 
-def check_refit_schedule(schedule: str, growth: float) -> None:
-    """Raise a one-line ``ValueError`` for an unknown schedule or a growth factor not ``> 1``."""
+def check_refit_schedule(schedule: str) -> None:
+    """Raise a one-line ``ValueError`` for an unknown refit schedule."""
     if schedule not in get_args(RefitSchedule):
         raise ValueError(
             f"refit_schedule must be one of {get_args(RefitSchedule)}, got {schedule!r}"
         )
+
+
+def check_refit_factor(growth: float) -> None:
+    """Raise a one-line ``ValueError`` for a geometric schedule's growth factor not ``> 1``."""
     if not (math.isfinite(growth) and growth > 1):
         raise ValueError(f"refit_factor must be finite and > 1, got {growth!r}")
 
@@ -97,7 +102,7 @@ class GPSurrogate(FactorizedPosterior):
     def __init__(
         self,
         dim: int,
-        mode: Mode = "fixed",
+        mode: SurrogateMode = "fixed",
         lengthscale: float = 0.1,
         noise: float = 1e-4,
         outputscale: float = 1.0,
@@ -109,16 +114,12 @@ class GPSurrogate(FactorizedPosterior):
         warm_start: bool = True,
         refit_maxiter: int | None = None,
     ) -> None:
-        if not (isinstance(dim, int) and dim >= 1):
-            raise ValueError(f"dim must be a positive integer, got {dim!r}")
-        if mode not in ("fixed", "fitted"):
+        if mode not in get_args(SurrogateMode):
             raise ValueError(f"mode must be 'fixed' or 'fitted', got {mode!r}")
+        check_positive_integers(dim=dim, refit_every=refit_every, n_features=n_features)
         check_positive_finite(lengthscale=lengthscale, noise=noise, outputscale=outputscale)
-        if not (isinstance(refit_every, int) and refit_every >= 1):
-            raise ValueError(f"refit_every must be a positive integer, got {refit_every!r}")
-        check_refit_schedule(refit_schedule, refit_factor)
-        if not (isinstance(n_features, int) and n_features >= 1):
-            raise ValueError(f"n_features must be a positive integer, got {n_features!r}")
+        check_refit_schedule(refit_schedule)
+        check_refit_factor(refit_factor)
         self.dim = dim
         self.mode = mode
         self.refit_every = refit_every
@@ -260,8 +261,7 @@ class GPSurrogate(FactorizedPosterior):
             ``n_paths x batch_shape`` values in the units of ``y``, differentiable with respect
             to its input. It keeps the data and hyperparameters of this call.
         """
-        if not (isinstance(n_paths, int) and n_paths >= 1):
-            raise ValueError(f"n_paths must be a positive integer, got {n_paths!r}")
+        check_positive_integers(n_paths=n_paths)
         f = self.factor
         return draw_sample_paths(
             self.hyper, f.X, self._y, f.L, f.jitter, self.n_features, n_paths, generator

@@ -13,8 +13,15 @@ import torch
 
 from agents import make_agent, registered_agents
 from agents.base import Agent, BaseAgent
+from agents.policies.cost_ei import CostCooledEIAgent
 from agents.policies.cvs import EstimatedCostUCBCVSAgent, UCBCVSAgent
-from agents.policies.etc import ETC_EXACT_SETTINGS, ETC_FAST_SETTINGS, ETCAgent, FETCRules
+from agents.policies.etc import (
+    ETC_EXACT_SETTINGS,
+    ETC_FAST_SETTINGS,
+    ETCAgent,
+    FETCAgent,
+    FETCRules,
+)
 from agents.policies.psq import TSPSQAgent, UCBPSQAgent
 from agents.surrogate import SamplePath
 from bocvs_env.agent_registration import agent_class, required_params
@@ -546,3 +553,19 @@ def test_sadcbo_observes_then_intervenes_on_a_covering_set() -> None:
     assert later and all(e["phase"] == "intervene" for e in later)
     for e in later:
         assert set(e["relevant"]) <= set(problem.control_sets[e["set"]]) or e["set"] == 2
+
+
+@pytest.mark.parametrize("agent", [CostCooledEIAgent, FETCAgent])
+@pytest.mark.parametrize("n_refine", [0, -1])
+def test_agents_refuse_an_n_refine_that_is_not_a_positive_integer(
+    agent: type, n_refine: object
+) -> None:
+    with pytest.raises(ValueError, match="n_refine must be a positive integer"):
+        agent(n_refine=n_refine)
+
+
+@pytest.mark.parametrize("agent", [CostCooledEIAgent, FETCAgent])
+@pytest.mark.parametrize("n_refine", [1.5, "2"])
+def test_agents_refuse_an_n_refine_that_is_not_an_integer(agent: type, n_refine: object) -> None:
+    with pytest.raises(TypeError, match="n_refine must be an integer"):
+        agent(n_refine=n_refine)

@@ -29,7 +29,7 @@ from agents.policies.etc.value_bounds import (
     SetValueBounds,
     ValueBound,
 )
-from bocvs_env.checks import check_positive_integers
+from bocvs_env.checks import check_optional_positive_integers, check_positive_integers
 
 
 def check_spend_rules(spend_exponent: float, cost_range: float | None) -> None:
@@ -61,8 +61,7 @@ class ETCRules(Rules):
             raise ValueError(f"explore_fraction must be in [0, 1], got {self.explore_fraction!r}")
         if not 0.0 <= self.alpha0 < 1.0:
             raise ValueError(f"alpha0 must be in [0, 1), got {self.alpha0!r}")
-        if self.halve_every is not None:
-            check_positive_integers(halve_every=self.halve_every)
+        check_optional_positive_integers(halve_every=self.halve_every)
 
     def parts(self) -> ETCParts:
         """The policy's parts: Algorithm 1's."""
@@ -134,8 +133,7 @@ class FETCRules(ETCRules):
             raise ValueError(
                 f"relevance_threshold must be in [0, 1], got {self.relevance_threshold!r}"
             )
-        if self.relevance_min_data is not None:
-            check_positive_integers(relevance_min_data=self.relevance_min_data)
+        check_optional_positive_integers(relevance_min_data=self.relevance_min_data)
         if not self.relevance_growth >= 1.0:
             raise ValueError(f"relevance_growth must be >= 1, got {self.relevance_growth!r}")
         check_positive_integers(relevance_points=self.relevance_points, n_refine=self.n_refine)
