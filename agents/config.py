@@ -5,7 +5,7 @@ split by field name into
 
 - :class:`SurrogateConfig`: the GP surrogate (:class:`~agents.surrogate.GPSurrogate`);
 - :class:`AcquisitionConfig`: the expectations ``E[.]`` and their multi-start optimizer;
-- :class:`Computation`: how much the agent computes, with the presets :data:`EXACT`,
+- :class:`Computation`: how much the agent computes, with the named computations :data:`EXACT`,
   :data:`FAST` and :data:`FRUGAL`;
 - the policy's own rules, a :class:`Rules` subclass per policy.
 
@@ -139,7 +139,7 @@ class AcquisitionConfig:
 @dataclass(frozen=True)
 class Computation:
     """How much an agent computes: its refits, its polish and its bounds on data and decisions.
-    Presets: :data:`EXACT`, :data:`FAST`, :data:`FRUGAL`; ``exact=True`` applies
+    Named computations: :data:`EXACT`, :data:`FAST`, :data:`FRUGAL`; ``exact=True`` applies
     :attr:`exact_settings` to any.
 
     Args:
@@ -238,23 +238,18 @@ class Computation:
 
 #: The exact computations: every maximizer polished on all samples, a hyperparameter refit every
 #: ``refit_every`` observations, each run to convergence; all data, a decision every round. The
-#: defaults of ETC, ETC-50, TS-PSQ and UCB-CVS, whose paired
-#: quality check (docs/design/computation-settings.md) found the fast options worse or did not
-#: cover them.
+#: defaults of ETC, ETC-50, TS-PSQ and UCB-CVS (docs/design/computation-settings.md says why).
 EXACT = Computation(**Computation.exact_settings)
 
 #: The fast options: maximizers polished on 32 samples (the played one again on all), refits on
-#: a geometric schedule capped at 20 iterations. What they save and cost:
-#: docs/design/computation-settings.md, and the paired check
-#: ``benchmarks/configs/fast_quality.toml``.
+#: a geometric schedule capped at 20 iterations (docs/design/computation-settings.md).
 FAST = Computation()
 
 #: The fast options and the bounds of the agents that buy many cheap evaluations (FETC and its
-#: ablation agents, SADCBO, cost-cooled EI): with the paper's cheap costs (0.01) and a budget of
-#: 100 they make thousands of evaluations, where ETC makes 400-700. The GP takes at most 512 of
-#: them (a decision then costs about what ETC's does at its largest ``n``) and a decision is
-#: held for 0.5% of the budget (at most 400 decisions a run); docs/agents/fetc.md,
-#: "Computation bounds".
+#: ablation agents, SADCBO, cost-cooled EI): a set of cost 0.01 buys 100 evaluations per unit of
+#: budget, and an exact GP on all of them costs ``O(n^3)`` per refit. The GP takes at most 512 of
+#: them and a decision is held for 0.5% of the budget (at most 400 decisions a run);
+#: docs/agents/fetc.md, "Computation bounds".
 FRUGAL = replace(FAST, max_data=512, hold=0.005)
 
 #: :data:`EXACT`'s options that differ from :data:`FAST`, as keyword arguments
@@ -285,7 +280,7 @@ class AgentConfig:
 
     An agent's keyword parameters are split by name into the dataclasses
     (:meth:`from_params`), over the presets of its class (its ``default_rules`` and
-    ``default_computation``): the options not given take the preset's values. The options are
+    ``default_computation``, or a preset's): the options not given take their values. The options are
     passed to the :class:`~agents.surrogate.GPSurrogate`,
     :class:`~agents.acquisition.ExpectedAcquisition` and
     :class:`~agents.acquisition.SetOptimizer` explicitly: they are the agents' defaults,

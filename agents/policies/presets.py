@@ -39,7 +39,7 @@ class Preset(Generic[PolicyT]):
         policy: the class the preset builds.
         rules: the policy's rules (a :class:`~agents.config.Rules` subclass; the rules choose
             the policy's parts).
-        computation: the computation preset (:class:`~agents.config.Computation`).
+        computation: the policy's computation (:class:`~agents.config.Computation`).
         summary: one line, what the preset is, for the documentation's agent table.
         required_params: keyword arguments the agent cannot be built without.
         privileged_params: privileged knowledge the benchmark must grant it (see

@@ -40,7 +40,7 @@ class MAPFitter:
             in effect to convergence); the first fit, from the priors, is never capped. A
             refit from the last fit's hyperparameters on a little more data moves them little,
             so a cap trades a fit that may stop short of the MAP estimate for a bounded cost
-            (an unbounded refit took 0.06-13 s at ``n <= 105``). Stopping at the
+            (an unbounded refit's iterations vary widely from one refit to the next). Stopping at the
             cap counts as a successful fit (BoTorch does not retry it).
     """
 

@@ -80,16 +80,15 @@ class GPSurrogate(FactorizedPosterior):
         refit_schedule: ``"every"`` (the default: every ``refit_every`` points) or
             ``"geometric"``: also wait until the data has grown by the factor ``refit_factor``
             since the last fit, so that an episode of ``n`` points refits ``O(log n)`` times
-            rather than ``n / refit_every`` (a warm-started refit costs about 1.3 s at
-            ``n = 300`` and 6 s at ``n = 1,000``). Between refits the factor is
-            extended with the last hyperparameters.
+            rather than ``n / refit_every`` (a refit's cost grows as ``n^3``). Between refits
+            the factor is extended with the last hyperparameters.
         refit_factor: the geometric schedule's growth factor (``> 1``): the next refit comes at
             ``max(n_fit + refit_every, refit_factor * n_fit)`` points for ``n_fit`` at the last.
         seed: seeds the random restarts BoTorch may use when a hyperparameter fit fails (each fit
             attempt, failed ones included, uses ``seed + attempt``); ``None`` leaves torch's global generator as it is.
         n_features: the number of random Fourier features of the prior in :meth:`sample_paths`.
         warm_start: start each refit from the previous fit's hyperparameters (the data only
-            grew; several times faster), not from BoTorch's initial values.
+            grew, so the fit starts near its optimum), not from BoTorch's initial values.
         refit_maxiter: the most L-BFGS-B iterations of a warm-started refit (``None``: to
             convergence); see :class:`~agents.surrogate.fitting.MAPFitter`.
 

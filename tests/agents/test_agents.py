@@ -14,15 +14,15 @@ import torch
 from agents import make_agent, registered_agents
 from agents.base import Agent, BaseAgent
 from agents.policies.cost_ei import CostCooledEIAgent
-from agents.policies.cvs import EstimatedCostUCBCVSAgent, UCBCVSAgent
+from agents.policies.cvs import UCBCVSAgent, ucb_cvs_est
 from agents.policies.etc import (
     ETC_EXACT_SETTINGS,
     ETC_FAST_SETTINGS,
     ETCAgent,
-    FETCAgent,
     FETCRules,
+    fetc,
 )
-from agents.policies.psq import TSPSQAgent, UCBPSQAgent
+from agents.policies.psq import UCBPSQAgent, ts_psq
 from agents.surrogate import SamplePath
 from bocvs_env.agent_registration import agent_class, required_params
 from bocvs_env.env import BOCVSEnv
@@ -218,7 +218,7 @@ def test_ts_psq_averages_its_path_per_feature_not_per_query_and_sample(
 
     monkeypatch.setattr(SamplePath, "averaged_over", count("averaged", averaged))
     monkeypatch.setattr(SamplePath, "__call__", count("pointwise", pointwise))
-    agent = TSPSQAgent(prefer_full_set=False, **FAST)
+    agent = ts_psq(prefer_full_set=False, **FAST)
     play(BOCVSEnv(custom_problem(), privileged_info=False), agent, seed=0)
     assert calls["averaged"] > 0
     assert calls["pointwise"] == 0
@@ -244,7 +244,7 @@ def test_ucb_cvs_plays_the_cheapest_set_while_eps_is_large() -> None:
 def test_ucb_cvs_estimated_tries_unplayed_sets_as_free() -> None:
     problem = custom_problem()
     env = BOCVSEnv(problem, privileged_info=False)
-    agent = EstimatedCostUCBCVSAgent(eps0=100.0, cutoff=1000, **FAST)
+    agent = ucb_cvs_est(eps0=100.0, cutoff=1000, **FAST)
     sets = [i for i, _ in play(env, agent, seed=0)]
     # each unplayed set counts as free: among free sets the largest v_i first (the full set)
     assert sets[0] == 2 and sorted(sets[:3]) == [0, 1, 2]
@@ -390,12 +390,12 @@ def test_a_held_decision_is_replayed_while_its_spend_fits_the_hold() -> None:
 
 @pytest.mark.parametrize("model", [ETC_FAST_SETTINGS, ETC_EXACT_SETTINGS], ids=["fast", "exact"])
 def test_fetc_with_every_component_off_is_etc(model: Mapping[str, Any]) -> None:
-    from agents.policies.etc import ETC_SWITCHES, FETCAgent
+    from agents.policies.etc import ETC_SWITCHES
 
     problem = custom_problem()
     env = BOCVSEnv(problem, privileged_info=False)
     etc = ETCAgent(**model, **FAST)
-    off = FETCAgent(**ETC_SWITCHES, max_data=None, hold=None, **model, **FAST)
+    off = fetc(**ETC_SWITCHES, max_data=None, hold=None, **model, **FAST)
     assert play(env, off, seed=4) == play(env, etc, seed=4)
     sets = [e["set"] for e in off.diagnostics()]
     assert sets == [e["set"] for e in etc.diagnostics()]
@@ -555,7 +555,7 @@ def test_sadcbo_observes_then_intervenes_on_a_covering_set() -> None:
         assert set(e["relevant"]) <= set(problem.control_sets[e["set"]]) or e["set"] == 2
 
 
-@pytest.mark.parametrize("agent", [CostCooledEIAgent, FETCAgent])
+@pytest.mark.parametrize("agent", [CostCooledEIAgent, fetc])
 @pytest.mark.parametrize("n_refine", [0, -1])
 def test_agents_refuse_an_n_refine_that_is_not_a_positive_integer(
     agent: type, n_refine: object
@@ -564,7 +564,7 @@ def test_agents_refuse_an_n_refine_that_is_not_a_positive_integer(
         agent(n_refine=n_refine)
 
 
-@pytest.mark.parametrize("agent", [CostCooledEIAgent, FETCAgent])
+@pytest.mark.parametrize("agent", [CostCooledEIAgent, fetc])
 @pytest.mark.parametrize("n_refine", [1.5, "2"])
 def test_agents_refuse_an_n_refine_that_is_not_an_integer(agent: type, n_refine: object) -> None:
     with pytest.raises(TypeError, match="n_refine must be an integer"):

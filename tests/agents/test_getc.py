@@ -14,7 +14,7 @@ import torch
 from agents import make_agent
 from agents.policies.etc import ETCAgent, GETCRules
 from agents.policies.etc.groups import GroupedExploration, GroupProgress, exploration_groups
-from agents.policies.etc.port import Ledger
+from agents.policies.etc.port import Observed
 from agents.policies.etc.state import ETCState, Round
 from agents.policies.etc.tolerances import RangeTolerance, RelativeTolerance
 from bocvs_env.env import BOCVSEnv
@@ -76,11 +76,11 @@ class StubModel:
 TASK = SimpleNamespace(control_sets=((0,), (1,), (0, 1)), n_sets=3, dim=2, budget=10.0)
 
 
-def ledger(spent: float = 0.0, y: Any = ()) -> Ledger:
+def observations(spent: float = 0.0, y: Any = ()) -> Observed:
     """Three sets of costs 0.02, 0.1 and 0.5, each played once."""
     draws = [[0.02], [0.1], [0.5]]
     plays, sums = np.ones(3), np.array([0.02, 0.1, 0.5])
-    return Ledger(TASK, spent, plays, sums, draws, np.asarray(y, float))  # type: ignore[arg-type]
+    return Observed(TASK, spent, plays, sums, draws, np.asarray(y, float))  # type: ignore[arg-type]
 
 
 class Episode:
@@ -88,7 +88,7 @@ class Episode:
 
     def __init__(self, rule: GroupedExploration, ucb: dict[int, float], lcb: float) -> None:
         self.model = StubModel(ucb, lcb)
-        self.state = ETCState(ucb_bar=np.full(3, np.inf), progress=rule.start(ledger()))
+        self.state = ETCState(ucb_bar=np.full(3, np.inf), progress=rule.start(observations()))
         self.spent = 0.0
 
     @property
@@ -97,7 +97,7 @@ class Episode:
         return self.state.progress
 
     def round(self) -> Round:
-        return Round(self.state, ledger(self.spent), self.model)  # type: ignore[arg-type]
+        return Round(self.state, observations(self.spent), self.model)  # type: ignore[arg-type]
 
 
 def episode(rule: GroupedExploration, lcb: float = 0.0) -> Episode:
@@ -147,7 +147,7 @@ def test_a_group_ends_after_its_rounds_or_its_share_of_the_exploration_budget() 
 def test_the_range_tolerance_moves_with_the_objectives_offset_and_scale(
     scale: float, offset: float
 ) -> None:
-    observed = ledger(spent=5.0, y=scale * np.array([0.0, 0.5, 2.0, 1.0]) + offset)
+    observed = observations(spent=5.0, y=scale * np.array([0.0, 0.5, 2.0, 1.0]) + offset)
     state = ETCState(ucb_bar=np.full(3, np.inf), explore_spent=3.0)
     tolerance = RangeTolerance(alpha0=0.1, halve_spend=0.1)
     alpha = tolerance.alpha(state, observed)

@@ -7,7 +7,7 @@ The package (docs/design/etc-package.md):
 - :mod:`.agent`: the policy, which runs the phases and logs the decisions;
 - :mod:`.state`: the episode's explicit state (bars, counts, exploration progress) and the
   view of one decision the parts receive (:class:`~agents.policies.etc.state.Round`);
-- :mod:`.port`: what the parts see of the agent, the ledger of observations and the model port;
+- :mod:`.port`: what the parts see of the agent, the data observed and the model port;
   :mod:`.model` implements the port on the agent's GP;
 - the parts: :mod:`.exploration`, :mod:`.groups`, :mod:`.relevance`, :mod:`.cost_bounds`,
   :mod:`.value_bounds`, :mod:`.queries`, :mod:`.tolerances`, composed in :mod:`.parts`;
@@ -28,18 +28,18 @@ from agents.policies.etc.presets import (
     COMPONENTS,
     GETC_ABLATIONS,
     PRESETS,
-    ETCBernsteinAgent,
-    ETCBoundedAgent,
-    ETCCurrentAgent,
-    ETCRelevanceAgent,
-    ETCSpendAgent,
-    ETCTSAgent,
-    FETCAgent,
-    GETCAgent,
-    GETCKeepAgent,
-    GETCRelativeAgent,
-    GETCReplaysAgent,
-    GETCSpendAgent,
+    etc_bernstein,
+    etc_bounded,
+    etc_current,
+    etc_relevance,
+    etc_spend,
+    etc_ts,
+    fetc,
+    getc,
+    getc_keep,
+    getc_relative,
+    getc_replays,
+    getc_spend,
 )
 from agents.policies.etc.rules import ETC_RULES, ETC_SWITCHES, ETCRules, FETCRules, GETCRules
 
@@ -55,20 +55,20 @@ __all__ = [
     "GETC_ABLATIONS",
     "PRESETS",
     "ETCAgent",
-    "ETCBernsteinAgent",
-    "ETCBoundedAgent",
     "ETCComputation",
-    "ETCCurrentAgent",
-    "ETCRelevanceAgent",
     "ETCRules",
-    "ETCSpendAgent",
-    "ETCTSAgent",
-    "FETCAgent",
     "FETCRules",
-    "GETCAgent",
-    "GETCKeepAgent",
-    "GETCRelativeAgent",
-    "GETCReplaysAgent",
     "GETCRules",
-    "GETCSpendAgent",
+    "etc_bernstein",
+    "etc_bounded",
+    "etc_current",
+    "etc_relevance",
+    "etc_spend",
+    "etc_ts",
+    "fetc",
+    "getc",
+    "getc_keep",
+    "getc_relative",
+    "getc_replays",
+    "getc_spend",
 ]

@@ -13,7 +13,7 @@ from agents.base import Action, Observation
 from agents.policies.etc.computation import ETC_EXACT, ETCComputation
 from agents.policies.etc.exploration import ExploreChoice
 from agents.policies.etc.model import GPModelPort
-from agents.policies.etc.port import Ledger
+from agents.policies.etc.port import Observed
 from agents.policies.etc.rules import ETCRules
 from agents.policies.etc.state import ETCState, Round
 from agents.policies.model_based import ModelBasedAgent
@@ -45,8 +45,8 @@ class ETCAgent(ModelBasedAgent):
     (exactly for the full set; for others up to the Monte Carlo error of the expectation).
 
     The episode's state (bars, counts, the exploration's progress) is :attr:`state`
-    (:class:`~agents.policies.etc.state.ETCState`); the parts receive it with the ledger of
-    observations and the model port (:class:`~agents.policies.etc.model.GPModelPort`), never
+    (:class:`~agents.policies.etc.state.ETCState`); the parts receive it with the data observed
+    (:class:`~agents.policies.etc.port.Observed`) and the model port (:class:`~agents.policies.etc.model.GPModelPort`), never
     the agent.
 
     The decision log (:meth:`diagnostics`) has one entry per decision: ``phase``, ``set``,
@@ -83,17 +83,17 @@ class ETCAgent(ModelBasedAgent):
         self.model = GPModelPort(self, self.computation.lcb_tracking)
         self.state = ETCState(
             ucb_bar=np.full(self.task.n_sets, np.inf),
-            progress=exploration.start(self.ledger()),
+            progress=exploration.start(self.observed()),
             relevance=None if exploration.relevance is None else exploration.relevance.meter(),
         )
 
-    def ledger(self) -> Ledger:
+    def observed(self) -> Observed:
         """What the agent has observed so far (references to its records, not copies)."""
-        return Ledger(self.task, self.spent, self.plays, self.cost_sums, self.cost_draws, self.y)
+        return Observed(self.task, self.spent, self.plays, self.cost_sums, self.cost_draws, self.y)
 
     def round(self) -> Round:
         """This decision's view for the parts."""
-        return Round(self.state, self.ledger(), self.model)
+        return Round(self.state, self.observed(), self.model)
 
     def decide(self, observation: Observation) -> Action:
         exploration, state, round = self.parts.exploration, self.state, self.round()
@@ -147,7 +147,7 @@ class ETCAgent(ModelBasedAgent):
         """One exploitation decision: ``alpha`` by the tolerance, the set by the value bound,
         its query by the exploitation query."""
         parts = self.parts
-        alpha = parts.tolerance.alpha(round.state, round.ledger)
+        alpha = parts.tolerance.alpha(round.state, round.observed)
         choice = parts.value_bound.exploit(round, alpha, parts.tolerance, parts.cost_bound)
         round.state.n_exploit += 1
         self.log(**choice.log, **parts.query.note())

@@ -1,6 +1,6 @@
 """How much the explore-then-commit policy computes: the model's computation
 (:class:`~agents.config.Computation`) and the tracking of ``max E[l]`` between refits, with
-the two presets the registered names use (:data:`ETC_EXACT`, :data:`ETC_FRUGAL`)."""
+the two computations the registered names use (:data:`ETC_EXACT`, :data:`ETC_FRUGAL`)."""
 
 from __future__ import annotations
 

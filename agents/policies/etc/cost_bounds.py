@@ -9,13 +9,13 @@ from typing import Protocol
 import numpy as np
 
 from agents.costs.estimates import bernstein_cost_lcb, cost_lcb
-from agents.policies.etc.port import Ledger
+from agents.policies.etc.port import Observed
 
 
 class CostBound(Protocol):
     """Optimistic costs of the sets in exploitation."""
 
-    def lower(self, ledger: Ledger, horizon: float) -> np.ndarray:
+    def lower(self, observed: Observed, horizon: float) -> np.ndarray:
         """``(m,)`` cost lower bounds with horizon ``T = horizon``, in cost units."""
 
 
@@ -24,8 +24,8 @@ class HoeffdingCostBound:
     """Algorithm 1 line 24 (Hoang, Nguyen & Tran, AAAI 2025):
     ``max(c_hat_i - sqrt(2 log T / n_i), 0)`` (:func:`agents.costs.estimates.cost_lcb`)."""
 
-    def lower(self, ledger: Ledger, horizon: float) -> np.ndarray:
-        return cost_lcb(ledger.cost_sums, ledger.plays, horizon)
+    def lower(self, observed: Observed, horizon: float) -> np.ndarray:
+        return cost_lcb(observed.cost_sums, observed.plays, horizon)
 
 
 @dataclass(frozen=True)
@@ -36,5 +36,5 @@ class BernsteinCostBound:
 
     cost_range: float | None = None
 
-    def lower(self, ledger: Ledger, horizon: float) -> np.ndarray:
-        return bernstein_cost_lcb(ledger.cost_draws, horizon, self.cost_range)
+    def lower(self, observed: Observed, horizon: float) -> np.ndarray:
+        return bernstein_cost_lcb(observed.cost_draws, horizon, self.cost_range)

@@ -15,7 +15,7 @@ import numpy as np
 
 from agents.costs.allocation import exploration_fits, spend_balanced_set
 from agents.costs.estimates import optimistic_mean_costs
-from agents.policies.etc.port import Ledger
+from agents.policies.etc.port import Observed
 from agents.policies.etc.relevance import RelevanceRule
 from agents.policies.etc.state import ETCState, Round
 from agents.rules.set_selection import continue_exploration, round_robin_set
@@ -43,7 +43,7 @@ class Exploration(Protocol):
     def holds(self) -> bool:
         """Whether exploration decisions are held (``hold``) like exploitation's."""
 
-    def start(self, ledger: Ledger) -> object | None:
+    def start(self, observed: Observed) -> object | None:
         """A fresh episode's progress (:attr:`ETCState.progress`), if the rule keeps any."""
 
     def keep_exploring(self, round: Round) -> bool:
@@ -53,14 +53,14 @@ class Exploration(Protocol):
         """The set exploration plays this decision."""
 
 
-def cycle_fits(state: ETCState, ledger: Ledger, explore_fraction: float) -> bool:
+def cycle_fits(state: ETCState, observed: Observed, explore_fraction: float) -> bool:
     """Algorithm 1's exploration in whole cycles: within a cycle, go on; at a cycle's start,
     go on while the cycle's estimated cost fits in ``explore_fraction`` of the budget
     (:func:`agents.rules.set_selection.continue_exploration`)."""
-    if state.n_explore % ledger.task.n_sets:
+    if state.n_explore % observed.task.n_sets:
         return True
     return continue_exploration(
-        ledger.spent, ledger.cost_sums, ledger.plays, ledger.task.budget, explore_fraction
+        observed.spent, observed.cost_sums, observed.plays, observed.task.budget, explore_fraction
     )
 
 
@@ -73,14 +73,14 @@ class RoundRobin:
     relevance: RelevanceRule | None = None
     holds: ClassVar[bool] = True
 
-    def start(self, ledger: Ledger) -> None:
+    def start(self, observed: Observed) -> None:
         return None
 
     def keep_exploring(self, round: Round) -> bool:
-        return cycle_fits(round.state, round.ledger, self.explore_fraction)
+        return cycle_fits(round.state, round.observed, self.explore_fraction)
 
     def next_set(self, round: Round) -> ExploreChoice:
-        return ExploreChoice(round_robin_set(round.state.n_explore, round.ledger.task.n_sets))
+        return ExploreChoice(round_robin_set(round.state.n_explore, round.observed.task.n_sets))
 
 
 @dataclass(frozen=True)
@@ -95,25 +95,27 @@ class SpendBalanced:
     relevance: RelevanceRule | None = None
     holds: ClassVar[bool] = True
 
-    def start(self, ledger: Ledger) -> None:
+    def start(self, observed: Observed) -> None:
         return None
 
     def keep_exploring(self, round: Round) -> bool:
-        ledger = round.ledger
-        if np.any(ledger.plays == 0):
+        observed = round.observed
+        if np.any(observed.plays == 0):
             return True
-        costs = optimistic_mean_costs(ledger.cost_draws)
+        costs = optimistic_mean_costs(observed.cost_draws)
         i = self.next_set(round).set
-        return exploration_fits(ledger.spent, costs[i], ledger.task.budget, self.explore_fraction)
+        return exploration_fits(
+            observed.spent, costs[i], observed.task.budget, self.explore_fraction
+        )
 
     def next_set(self, round: Round) -> ExploreChoice:
-        costs = optimistic_mean_costs(round.ledger.cost_draws)
+        costs = optimistic_mean_costs(round.observed.cost_draws)
         eligible, note = (
-            (list(range(round.ledger.task.n_sets)), {})
+            (list(range(round.observed.task.n_sets)), {})
             if self.relevance is None
             else self.relevance.eligible(round, costs)
         )
-        plays = round.ledger.plays
+        plays = round.observed.plays
         return ExploreChoice(spend_balanced_set(plays, costs, self.exponent, eligible), note)
 
 
@@ -128,4 +130,4 @@ class BalancedCycles(SpendBalanced):
     exponent: float = 0.0
 
     def keep_exploring(self, round: Round) -> bool:
-        return cycle_fits(round.state, round.ledger, self.explore_fraction)
+        return cycle_fits(round.state, round.observed, self.explore_fraction)

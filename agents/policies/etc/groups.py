@@ -5,17 +5,16 @@ Algorithm 1's round-robin (Hoang, Nguyen & Tran, AAAI 2025) spends its explorati
 alike, so the costliest set takes most of it and a cheap set that reaches the best value is
 played as often as one that cannot. ETC-50, the paper's variant of UCB-CVS, explores groups of
 sets of equal size in turn, 50 rounds each, and within a group plays the set of largest
-``max E[u]``: Bayesian optimization within the group rather than a tour of it. That is where it
-beat ETC in the published grid (ackley6 in 12-D: after 10% of the budget its regret was 3.2
-against ETC's 11.6). This rule takes the groups from ETC-50 and changes three things:
+``max E[u]``: Bayesian optimization within the group rather than a tour of it, so a cheap group
+can find the best value before the costly sets are played (docs/agents/getc.md). This rule
+takes the groups from ETC-50 and changes three things:
 
 - the set is chosen by the upper bound of its value, ``U_i = max_x E[g_i] + beta std[g_i]``
   (FETC's bounds of the value, :class:`agents.expected_posterior.ExpectedPosterior`), not by
   ``max E[u]``: ``E[u]`` averages the deviation of ``f`` over the random inputs, so it favours
-  the sets that leave the most uncertain variables random. On levy6 in 12-D (development
-  settings) choosing by ``E[u]`` kept a group on a set that leaves all six relevant variables
-  random, 66 below the best value, and never played the set that reaches it. The query played
-  is a local maximizer of ``E[u]`` from ``U_i``'s maximizer, as Algorithm 1 explores;
+  the sets that leave the most uncertain variables random, whatever their value: a set that
+  leaves every relevant variable random can outrank the set that controls them. The query
+  played is a local maximizer of ``E[u]`` from ``U_i``'s maximizer, as Algorithm 1 explores;
 - a share of the exploration budget per group: each group may spend at most an equal share of
   what exploration has left when it starts (``explore_fraction * budget`` in all), and at most
   ``rounds_per_group`` rounds; a cheap group's unspent share passes to the later groups;
@@ -39,7 +38,7 @@ from typing import ClassVar
 import numpy as np
 
 from agents.policies.etc.exploration import ExploreChoice
-from agents.policies.etc.port import Ledger
+from agents.policies.etc.port import Observed
 from agents.policies.etc.relevance import RelevanceRule
 from agents.policies.etc.state import Round
 from agents.rules.set_selection import size_groups
@@ -99,9 +98,9 @@ class GroupedExploration:
     #: Exploration decisions are not held: each round is a new query.
     holds: ClassVar[bool] = False
 
-    def start(self, ledger: Ledger) -> GroupProgress:
+    def start(self, observed: Observed) -> GroupProgress:
         """A fresh episode's progress."""
-        task = ledger.task
+        task = observed.task
         return GroupProgress(exploration_groups(task.control_sets, task.dim, self.positional_size))
 
     def keep_exploring(self, round: Round) -> bool:
@@ -113,7 +112,7 @@ class GroupedExploration:
                 progress.chosen = chosen
                 progress.rounds += 1
                 return True
-            progress.advance(round.ledger.spent)
+            progress.advance(round.observed.spent)
         return False
 
     def next_set(self, round: Round) -> ExploreChoice:
@@ -137,17 +136,17 @@ class GroupedExploration:
         group = progress.groups[progress.group]
         if progress.rounds >= self.rounds_per_group:
             return None
-        ledger, model = round.ledger, round.model
+        observed, model = round.observed, round.model
         maxima = model.value_maxima(group, 1.0, self.n_refine)
         floor = model.lcb_max() if self.eliminate else -np.inf
         alive = [i for i in group if maxima[i][0] >= floor]
         if not alive:
             return None
         i = max(alive, key=lambda j: maxima[j][0])
-        budget = self.explore_fraction * ledger.task.budget
+        budget = self.explore_fraction * observed.task.budget
         share = (budget - progress.began_at) / (len(progress.groups) - progress.group)
-        cost = float(np.mean(ledger.cost_draws[i])) if ledger.cost_draws[i] else 0.0
-        if ledger.spent - progress.began_at + cost > share:
+        cost = float(np.mean(observed.cost_draws[i])) if observed.cost_draws[i] else 0.0
+        if observed.spent - progress.began_at + cost > share:
             return None
         eliminated = [j for j in group if j not in alive]
         return ExploreChoice(i, {"group": progress.group, "eliminated": eliminated}, maxima[i])

@@ -8,7 +8,7 @@ from collections.abc import Iterable, Sequence
 import numpy as np
 from torch import Tensor
 
-from agents.acquisition import Score, SetOptimizer, SetScores
+from agents.acquisition import Integrand, SetOptimizer, SetScores
 from agents.acquisition.screening import set_candidates
 from agents.expected_posterior import ExpectedPosterior
 from agents.policies.etc.computation import LcbTracking
@@ -45,10 +45,10 @@ class GPModelPort:
     def n_train(self) -> int:
         return self._agent.surrogate.n_train
 
-    def set_maxima(self, sets: Sequence[int], bound: Score = "ucb") -> Maxima:
+    def set_maxima(self, sets: Sequence[int], bound: Integrand = "ucb") -> Maxima:
         return self._agent.set_maxima(sets, bound)
 
-    def played(self, i: int, x: np.ndarray, bound: Score = "ucb") -> np.ndarray:
+    def played(self, i: int, x: np.ndarray, bound: Integrand = "ucb") -> np.ndarray:
         return self._agent.played(i, x, bound)
 
     def sample_path(self) -> SamplePath:

@@ -15,7 +15,7 @@ Algorithm 1 of Hoang, Nguyen & Tran (AAAI 2025, "ETC"), FETC and GETC differ in 
   bound an acceptable set may be.
 
 Each part receives a :class:`~agents.policies.etc.state.Round` (the episode's state, the
-ledger of observations, the model port), never the agent.
+data observed, the model port), never the agent.
 """
 
 from __future__ import annotations

@@ -1,5 +1,5 @@
 """What the explore-then-commit parts see of the agent: the data observed so far
-(:class:`Ledger`), and the narrow port to the model (:class:`ModelPort`) through which they ask
+(:class:`Observed`), and the narrow port to the model (:class:`ModelPort`) through which they ask
 for maxima of bounds. A part never holds the agent (:class:`~agents.policies.etc.state.Round`).
 """
 
@@ -11,7 +11,7 @@ from typing import Protocol
 
 import numpy as np
 
-from agents.acquisition import Score
+from agents.acquisition import Integrand
 from agents.surrogate import SamplePath
 from bocvs_env.task import Task
 
@@ -20,7 +20,7 @@ Maxima = dict[int, tuple[float, np.ndarray]]
 
 
 @dataclass(frozen=True)
-class Ledger:
+class Observed:
     """What the agent observed, as of this decision (references, not copies).
 
     Args:
@@ -47,7 +47,7 @@ class ModelPort(Protocol):
     def n_train(self) -> int:
         """The observations the GP conditions on."""
 
-    def set_maxima(self, sets: Sequence[int], bound: Score = "ucb") -> Maxima:
+    def set_maxima(self, sets: Sequence[int], bound: Integrand = "ucb") -> Maxima:
         """``max_{x^i} E[bound]`` over the random inputs, and its maximizer, per set."""
 
     def value_maxima(self, sets: Iterable[int], sign: float, n_refine: int) -> Maxima:
@@ -56,7 +56,7 @@ class ModelPort(Protocol):
     def lcb_max(self) -> float:
         """``max_{i, x^i} E[l]`` over the sets that are not strict subsets of another."""
 
-    def played(self, i: int, x: np.ndarray, bound: Score = "ucb") -> np.ndarray:
+    def played(self, i: int, x: np.ndarray, bound: Integrand = "ucb") -> np.ndarray:
         """The ``(d,)`` query to play on set ``i`` from its maximizer ``x`` of ``E[bound]``."""
 
     def sample_path(self) -> SamplePath:

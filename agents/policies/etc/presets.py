@@ -82,16 +82,11 @@ PRESETS: Mapping[str, Preset[ETCAgent]] = preset_table(
 # ETCAgent(preset="fetc") looks its preset up in the policy's table.
 ETCAgent.presets = PRESETS
 
-#: The presets by the names the entry points and ``agents`` give them.
-FETCAgent = PRESETS["fetc"]
-GETCAgent = PRESETS["getc"]
-GETCSpendAgent = PRESETS["getc-spend"]
-GETCKeepAgent = PRESETS["getc-keep"]
-GETCRelativeAgent = PRESETS["getc-relative"]
-GETCReplaysAgent = PRESETS["getc-replays"]
-ETCBoundedAgent = PRESETS["etc-bounded"]
-ETCSpendAgent = PRESETS["etc-spend"]
-ETCBernsteinAgent = PRESETS["etc-bernstein"]
-ETCCurrentAgent = PRESETS["etc-current"]
-ETCRelevanceAgent = PRESETS["etc-relevance"]
-ETCTSAgent = PRESETS["etc-ts"]
+#: The presets as values, by the names the entry points give them (the registered name with
+#: ``_`` for ``-``); calling one builds its agent: ``fetc(hold=None)``.
+fetc, etc_bounded, etc_spend, etc_bernstein, etc_current, etc_relevance, etc_ts = (
+    PRESETS[name] for name in ("fetc", *ABLATIONS)
+)
+getc, getc_spend, getc_keep, getc_relative, getc_replays = (
+    PRESETS[name] for name in ("getc", *GETC_ABLATIONS)
+)

@@ -32,9 +32,9 @@ class RelevanceRule:
     def eligible(self, round: Round, costs: np.ndarray) -> tuple[list[int], dict[str, Any]]:
         """The sets exploration may play (all of them if every set is skipped) and, once the
         rule applies, what it found (``relevant``, ``skipped``) for the decision log."""
-        task, meter = round.ledger.task, round.state.relevance
+        task, meter = round.observed.task, round.state.relevance
         sets = list(range(task.n_sets))
-        if meter is None or round.ledger.y.size < (self.min_data or 2 * task.dim):
+        if meter is None or round.observed.y.size < (self.min_data or 2 * task.dim):
             return sets, {}
         relevant = relevant_variables(meter.relevance(round.model), self.threshold)
         skipped = redundant_sets(task.control_sets, relevant, costs)

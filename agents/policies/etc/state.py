@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from agents.policies.etc.port import Ledger, ModelPort
+from agents.policies.etc.port import ModelPort, Observed
 
 
 class RelevanceMeter:
@@ -66,12 +66,13 @@ class ETCState:
 
 @dataclass(frozen=True)
 class Round:
-    """One decision's view for the parts: the episode's state, the ledger, the model port.
+    """One decision's view for the parts: the episode's state, the data observed, the model
+    port.
 
     :class:`~agents.policies.etc.agent.ETCAgent` builds one per decision; a part reads the
-    ledger, asks the model and updates the state, and holds none of them past the call.
+    observed, asks the model and updates the state, and holds none of them past the call.
     """
 
     state: ETCState
-    ledger: Ledger
+    observed: Observed
     model: ModelPort

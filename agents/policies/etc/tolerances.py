@@ -9,7 +9,7 @@ from typing import Protocol
 
 import numpy as np
 
-from agents.policies.etc.port import Ledger
+from agents.policies.etc.port import Observed
 from agents.policies.etc.state import ETCState
 from agents.rules.set_selection import halving_alpha
 
@@ -18,10 +18,10 @@ class Tolerance(Protocol):
     """This round's ``alpha`` and the threshold it sets (with current bounds; Algorithm 1's
     bars use :class:`RelativeTolerance`'s form)."""
 
-    def alpha(self, state: ETCState, ledger: Ledger) -> float:
+    def alpha(self, state: ETCState, observed: Observed) -> float:
         """This exploitation round's tolerance."""
 
-    def threshold(self, ledger: Ledger, lcb: float, alpha: float) -> float:
+    def threshold(self, observed: Observed, lcb: float, alpha: float) -> float:
         """The value a set's upper bound must exceed for ``S1``, from the largest lower
         bound ``lcb`` (in the units of ``y``)."""
 
@@ -37,10 +37,10 @@ class RelativeTolerance:
     alpha0: float = 0.1
     halve_every: int | None = None
 
-    def alpha(self, state: ETCState, ledger: Ledger) -> float:
-        return halving_alpha(state.n_exploit, self.alpha0, self.halve_every or ledger.task.dim)
+    def alpha(self, state: ETCState, observed: Observed) -> float:
+        return halving_alpha(state.n_exploit, self.alpha0, self.halve_every or observed.task.dim)
 
-    def threshold(self, ledger: Ledger, lcb: float, alpha: float) -> float:
+    def threshold(self, observed: Observed, lcb: float, alpha: float) -> float:
         return (1.0 - alpha) * lcb
 
 
@@ -56,11 +56,11 @@ class RangeTolerance:
     alpha0: float = 0.1
     halve_spend: float = 0.1
 
-    def alpha(self, state: ETCState, ledger: Ledger) -> float:
-        spent = max(ledger.spent - state.explore_spent, 0.0)
-        halvings = math.floor(spent / (self.halve_spend * ledger.task.budget))
+    def alpha(self, state: ETCState, observed: Observed) -> float:
+        spent = max(observed.spent - state.explore_spent, 0.0)
+        halvings = math.floor(spent / (self.halve_spend * observed.task.budget))
         return halving_alpha(halvings, self.alpha0)
 
-    def threshold(self, ledger: Ledger, lcb: float, alpha: float) -> float:
-        spread = float(np.ptp(ledger.y)) if ledger.y.size else 0.0
+    def threshold(self, observed: Observed, lcb: float, alpha: float) -> float:
+        spread = float(np.ptp(observed.y)) if observed.y.size else 0.0
         return lcb - alpha * spread

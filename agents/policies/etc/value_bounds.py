@@ -66,8 +66,8 @@ class IntersectedBounds:
     def exploit(
         self, round: Round, alpha: float, tolerance: Tolerance, cost_bound: CostBound
     ) -> Commitment:
-        state, ledger, model = round.state, round.ledger, round.model
-        m = ledger.task.n_sets
+        state, observed, model = round.state, round.observed, round.model
+        m = observed.task.n_sets
         lcb_now = model.lcb_max()
         candidates = feasible_sets(state.ucb_bar, max(state.lcb_bar, lcb_now), alpha)
         maxima = model.set_maxima(candidates, "ucb")
@@ -80,8 +80,8 @@ class IntersectedBounds:
             ucb_now = np.array([maxima[i][0] for i in range(m)])
         choice = select_s1(state.lcb_bar, state.ucb_bar, lcb_now, ucb_now, alpha)
         state.lcb_bar, state.ucb_bar = choice.lcb_bar, choice.ucb_bar
-        horizon = horizon_estimate(ledger.task.budget, ledger.cost_sums, ledger.plays)
-        lcbs = cost_bound.lower(ledger, horizon)
+        horizon = horizon_estimate(observed.task.budget, observed.cost_sums, observed.plays)
+        lcbs = cost_bound.lower(observed, horizon)
         s3 = cheapest_feasible(choice.s1, lcbs)
         values = np.array([maxima[i][0] if i in maxima else -math.inf for i in range(m)])
         i = best_set(s3, values)
@@ -120,19 +120,19 @@ class CurrentBounds:
     def exploit(
         self, round: Round, alpha: float, tolerance: Tolerance, cost_bound: CostBound
     ) -> Commitment:
-        ledger = round.ledger
+        observed = round.observed
         lcb_now = self.lcb(round)
-        horizon = horizon_estimate(ledger.task.budget, ledger.cost_sums, ledger.plays)
-        lcbs = cost_bound.lower(ledger, horizon)
+        horizon = horizon_estimate(observed.task.budget, observed.cost_sums, observed.plays)
+        lcbs = cost_bound.lower(observed, horizon)
         maxima: Maxima = {}
 
         def ucb_of(sets: list[int]) -> dict[int, float]:
             maxima.update(self.ucb_maxima(round, sets))
             return {i: maxima[i][0] for i in sets}
 
-        threshold = tolerance.threshold(ledger, lcb_now, alpha)
+        threshold = tolerance.threshold(observed, lcb_now, alpha)
         s3, values = cheapest_acceptable(lcbs, threshold, ucb_of)
-        dense = np.array([values.get(i, -math.inf) for i in range(ledger.task.n_sets)])
+        dense = np.array([values.get(i, -math.inf) for i in range(observed.task.n_sets)])
         i = best_set(s3, dense)
         log = {
             "phase": "exploit",
@@ -171,7 +171,7 @@ class SetValueBounds(CurrentBounds):
     n_refine: int = 2
 
     def lcb(self, round: Round) -> float:
-        lower = round.model.value_maxima(range(round.ledger.task.n_sets), -1.0, self.n_refine)
+        lower = round.model.value_maxima(range(round.observed.task.n_sets), -1.0, self.n_refine)
         return max(v for v, _ in lower.values())
 
     def ucb_maxima(self, round: Round, sets: list[int]) -> Maxima:
