@@ -6,10 +6,10 @@ Each agent registers by name in the ``bocvs.agents`` entry-point group (``pyproj
 
 from agents.base import Agent, BaseAgent
 from agents.policies.cost_ei import CostCooledEIAgent
-from agents.policies.cvs import EstimatedCostUCBCVSAgent, ETC50Agent, UCBCVSAgent
-from agents.policies.etc import ETCAgent, FETCAgent
+from agents.policies.cvs import UCBCVSAgent
+from agents.policies.etc import ETCAgent
 from agents.policies.model_based import ModelBasedAgent
-from agents.policies.psq import TSPSQAgent, UCBPSQAgent
+from agents.policies.psq import UCBPSQAgent
 from agents.policies.random import RandomAgent
 from agents.policies.sadcbo import SADCBOAgent
 from bocvs_env.agent_registration import make_agent, registered_agents
@@ -18,14 +18,10 @@ __all__ = [
     "Agent",
     "BaseAgent",
     "CostCooledEIAgent",
-    "ETC50Agent",
     "ETCAgent",
-    "EstimatedCostUCBCVSAgent",
-    "FETCAgent",
     "ModelBasedAgent",
     "RandomAgent",
     "SADCBOAgent",
-    "TSPSQAgent",
     "UCBCVSAgent",
     "UCBPSQAgent",
     "make_agent",

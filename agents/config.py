@@ -5,7 +5,7 @@ split by field name into
 
 - :class:`SurrogateConfig`: the GP surrogate (:class:`~agents.surrogate.GPSurrogate`);
 - :class:`AcquisitionConfig`: the expectations ``E[.]`` and their multi-start optimizer;
-- :class:`Computation`: how much the agent computes, with the presets :data:`EXACT`,
+- :class:`Computation`: how much the agent computes, with the named computations :data:`EXACT`,
   :data:`FAST` and :data:`FRUGAL`;
 - the policy's own rules, a :class:`Rules` subclass per policy.
 
@@ -20,14 +20,19 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, fields, replace
 from types import MappingProxyType
-from typing import Any, ClassVar, Literal, get_args
+from typing import Any, ClassVar, get_args
 
 import numpy as np
 
-from agents.surrogate import RefitSchedule
-from bocvs_env.checks import check_positive_finite, check_positive_integers, integer, real
-
-SurrogateMode = Literal["fixed", "fitted"]
+from agents.surrogate import RefitSchedule, SurrogateMode
+from agents.surrogate.gp import check_refit_factor, check_refit_schedule
+from bocvs_env.checks import (
+    check_optional_positive_integers,
+    check_positive_finite,
+    check_positive_integers,
+    integer,
+    real,
+)
 
 
 def field_names(cls: type) -> tuple[str, ...]:
@@ -51,20 +56,24 @@ def check_choice(name: str, value: Any, allowed: tuple[Any, ...]) -> None:
 class SurrogateConfig:
     """The GP surrogate's options (:class:`~agents.surrogate.GPSurrogate`).
 
-    Attributes:
-        surrogate_mode: ``"fitted"`` (the default: ARD, BoTorch's priors, hyperparameters
-            refitted as ``refit_schedule`` says, as the AAAI paper's text describes) or
-            ``"fixed"`` (the reference codes' hyperparameters). With the fixed isotropic
-            lengthscale 0.1 the GP cannot learn that inputs are inert, and on hartmann6 in 12-D
-            every GP agent then does no better than random search (see
-            ``examples/headline_comparison.py``).
-        lengthscale: the fixed lengthscale; ``None`` takes the reference codes' value for the
-            task's problem (:attr:`~bocvs_env.task.Task.reference_lengthscale`: 0.2 for
-            ``plant`` and ``airfoil``, 0.1 otherwise).
-        noise: the fixed noise variance.
-        outputscale: the fixed output scale.
-        refit_every: the fewest observations between hyperparameter refits in ``"fitted"`` mode.
-        refit_factor: the geometric schedule's growth factor (``> 1``).
+    Args:
+        surrogate_mode: ``"fitted"`` (the default, as the AAAI paper's text describes: an ARD
+            RBF kernel with BoTorch's priors, hyperparameters fitted by MAP and refitted as
+            ``refit_schedule`` says) or ``"fixed"`` (the hyperparameters of the reference codes
+            of Tay et al., NeurIPS 2023: ``lengthscale``, ``noise``, ``outputscale``). A fixed
+            isotropic lengthscale cannot learn that an input is inert.
+        lengthscale: with ``"fixed"``, the RBF lengthscale of every input (inputs in
+            ``[0, 1]``); ``None`` takes the reference codes' value for the task's problem
+            (:attr:`~bocvs_env.task.Task.reference_lengthscale`: 0.2 for ``plant`` and
+            ``airfoil``, 0.1 otherwise).
+        noise: with ``"fixed"``, the observation noise variance, in squared units of ``y``.
+        outputscale: with ``"fixed"``, the kernel's prior variance of ``f``, in squared units
+            of ``y``.
+        refit_every: with ``"fitted"``, the fewest new observations between hyperparameter
+            refits.
+        refit_factor: the ``"geometric"`` refit schedule's growth factor (``> 1``): the next
+            refit comes at ``max(n_fit + refit_every, refit_factor * n_fit)`` observations for
+            ``n_fit`` at the last.
     """
 
     surrogate_mode: SurrogateMode = "fitted"
@@ -80,8 +89,7 @@ class SurrogateConfig:
         check_positive_finite(noise=self.noise, outputscale=self.outputscale)
         if self.lengthscale is not None:
             check_positive_finite(lengthscale=self.lengthscale)
-        if not real(self.refit_factor, "refit_factor") > 1:
-            raise ValueError(f"refit_factor must be finite and > 1, got {self.refit_factor!r}")
+        check_refit_factor(self.refit_factor)
 
 
 @dataclass(frozen=True)
@@ -89,17 +97,24 @@ class AcquisitionConfig:
     """The expectations' samples (:class:`~agents.acquisition.ExpectedAcquisition`) and their
     multi-start optimizer's options (:class:`~agents.acquisition.SetOptimizer`).
 
-    Attributes:
-        n_samples: quasi-random samples of the random variables behind each ``E[.]``.
-        raw_samples: random candidates screened before the gradient-based optimization.
-        n_restarts: starts of the multi-start optimization.
-        maxiter: L-BFGS-B iterations per optimization.
-        beta: the confidence width of ``u = mu + beta sigma`` and ``l = mu - beta sigma``.
-        n_incumbents: the previous maximizers per set and best observed queries that every
-            maximization is checked against (:meth:`~agents.policies.model_based.ModelBasedAgent.set_maxima`); 0 turns the check off.
+    Args:
+        n_samples: the quasi-random (scrambled Sobol) samples of the random inputs behind each
+            expectation ``E[.]`` over them.
+        raw_samples: the random candidate queries screened per set before the gradient-based
+            search (BoTorch's ``raw_samples``).
+        n_restarts: the best screened candidates per set the L-BFGS-B search starts from
+            (BoTorch's ``num_restarts``; at most ``raw_samples``).
+        maxiter: the most L-BFGS-B iterations per search.
+        beta: the confidence width of the bounds ``u = mu + beta sigma`` and
+            ``l = mu - beta sigma`` (the paper's ``beta``, 2 by default; in standard
+            deviations of the posterior).
+        n_incumbents: the previous maximizers per set and best observed queries every
+            maximization is checked against
+            (:meth:`~agents.policies.model_based.ModelBasedAgent.set_maxima`); 0 turns the
+            check off.
         polish_played: with ``polish_samples``, polish the query actually played once more on
-            all samples (:meth:`~agents.policies.model_based.ModelBasedAgent.played`), so that only the maximizations that compare sets use
-            fewer. The paired quality check found ``polish_samples`` alone less precise on airfoil.
+            all ``n_samples`` (:meth:`~agents.policies.model_based.ModelBasedAgent.played`), so
+            that only the maximizations that compare sets use fewer.
     """
 
     n_samples: int = 128
@@ -125,26 +140,26 @@ class AcquisitionConfig:
 @dataclass(frozen=True)
 class Computation:
     """How much an agent computes: its refits, its polish and its bounds on data and decisions.
-    Presets: :data:`EXACT`, :data:`FAST`, :data:`FRUGAL`; ``exact=True`` applies
+    Named computations: :data:`EXACT`, :data:`FAST`, :data:`FRUGAL`; ``exact=True`` applies
     :attr:`exact_settings` to any.
 
-    Attributes:
+    Args:
         refit_schedule: ``"geometric"`` (the default: a refit once the data has grown by at
-            least ``refit_every`` observations and by the factor ``refit_factor`` since the last,
-            so ``O(log n)`` refits in ``n`` observations) or ``"every"`` (every ``refit_every``
-            observations, as first implemented); see :class:`~agents.surrogate.GPSurrogate`.
+            least ``refit_every`` observations and by the factor ``refit_factor`` since the
+            last, so ``O(log n)`` refits in ``n`` observations) or ``"every"`` (every
+            ``refit_every`` observations, the exact setting); see
+            :class:`~agents.surrogate.GPSurrogate`.
         polish_samples: polish every maximizer with only this many of the ``n_samples``
-            samples and value it with all (:class:`~agents.acquisition.SetOptimizer`); the default 32 lost
-            at most 1.3e-3 of a set maximum of 3-4 on airfoil (``benchmarks/polish_samples.py``,
-            ``benchmarks/results/polish_samples_airfoil.json``). ``None``,
-            or any value of at least ``n_samples``, polishes with all, as first implemented.
-            Fewer samples make a decision cheaper where the expectation has random inputs, at
-            the cost of a less precise maximizer.
+            samples and value it with all (:class:`~agents.acquisition.SetOptimizer`).
+            ``None``, or any value of at least ``n_samples``, polishes with all (the exact
+            setting). Fewer samples make a decision cheaper where the expectation has random
+            inputs, at the cost of a less precise maximizer
+            (``benchmarks/polish_samples.py`` measures how much).
         refit_maxiter: the most L-BFGS-B iterations of a warm-started hyperparameter refit
-            (:class:`~agents.surrogate.fitting.MAPFitter`; the first fit is never capped),
-            20 by default; ``None`` runs each to convergence, as first implemented. A cap
-            makes refits cheaper and their cost predictable, at the cost of hyperparameters
-            that may stop short of the MAP estimate.
+            (:class:`~agents.surrogate.fitting.MAPFitter`; the first fit is never capped);
+            ``None`` runs each to convergence (the exact setting). A cap makes refits cheaper
+            and their cost predictable, at the cost of hyperparameters that may stop short of
+            the MAP estimate.
         max_data: the most observations the GP conditions on (*subset of data*, Rasmussen &
             Williams 2006, section 8.3.1); ``None``: all of them. Beyond it the GP takes every
             ``k``-th observation, ``k`` the smallest power of two that leaves at most
@@ -155,20 +170,21 @@ class Computation:
             of cost 0.01 makes thousands of evaluations with a budget of 100, and an exact GP
             on all of them costs ``O(n^2)`` per candidate and ``O(n^3)`` per refit.
         hold: replay each decision while the spend since it, plus the set's estimated cost,
-            stays within ``hold`` times the budget (``None``: decide every round). A set
-            costing less than ``hold * budget`` is then played ``floor(hold * budget / c)``
-            times per decision, at the same query (its random inputs drawn afresh each time),
-            so every decision spends more than half of ``hold * budget`` and a run makes at
-            most ``2 / hold`` decisions (about ``1 / hold`` where the costs divide
-            ``hold * budget``) plus one per play of a costlier set; the decision log has one
-            entry per decision. A hold may run past a phase's end by less than
-            ``hold * budget`` (ETC's exploration budget, checked once per cycle of the ``m``
-            sets, by up to about ``m * hold * budget``), and what a subclass counts per
-            decision counts decisions, not plays (ETC's exploitation rounds, after every ``d`` of
-            which ``alpha`` is halved).
+            stays within ``hold`` times the budget (a share of the budget; ``None``: decide
+            every round). A set costing less than ``hold * budget`` is then played
+            ``floor(hold * budget / c)`` times per decision, at the same query (its random
+            inputs drawn afresh each time), so every decision spends more than half of
+            ``hold * budget`` and a run makes at most ``2 / hold`` decisions (about
+            ``1 / hold`` where the costs divide ``hold * budget``) plus one per play of a
+            costlier set; the decision log has one entry per decision. A hold may run past a
+            phase's end by less than ``hold * budget`` (ETC's exploration budget, checked once
+            per cycle of the ``m`` sets, by up to about ``m * hold * budget``), and what a
+            subclass counts per decision counts decisions, not plays (ETC's exploitation
+            rounds, after every ``d`` of which ``alpha`` is halved).
     """
 
-    #: The fields ``exact=True`` sets, and their values: the computations as first implemented.
+    #: The fields ``exact=True`` sets, and their values: every maximizer polished on all
+    #: samples, a refit every ``refit_every`` observations, each run to convergence.
     exact_settings: ClassVar[Mapping[str, Any]] = MappingProxyType(
         {"polish_samples": None, "refit_schedule": "every", "refit_maxiter": None}
     )
@@ -180,13 +196,10 @@ class Computation:
     hold: float | None = None
 
     def __post_init__(self) -> None:
-        check_choice("refit_schedule", self.refit_schedule, get_args(RefitSchedule))
-        if self.polish_samples is not None:
-            if not (isinstance(self.polish_samples, int) and self.polish_samples >= 1):
-                raise ValueError(
-                    f"polish_samples must be None or a positive integer, "
-                    f"got {self.polish_samples!r}"
-                )
+        check_refit_schedule(self.refit_schedule)
+        check_optional_positive_integers(
+            polish_samples=self.polish_samples, refit_maxiter=self.refit_maxiter
+        )
         if self.max_data is not None and not (
             isinstance(self.max_data, int) and self.max_data >= 2
         ):
@@ -224,25 +237,20 @@ class Computation:
         return replace(self, **{**given, **settings})
 
 
-#: The computations as first implemented: every maximizer polished on all samples, a
-#: hyperparameter refit every ``refit_every`` observations, each run to convergence; all data,
-#: a decision every round. The defaults of ETC, ETC-50, TS-PSQ and UCB-CVS, whose paired
-#: quality check (docs/design/computation-settings.md) found the fast options worse or did not
-#: cover them.
+#: The exact computations: every maximizer polished on all samples, a hyperparameter refit every
+#: ``refit_every`` observations, each run to convergence; all data, a decision every round. The
+#: defaults of ETC, ETC-50, TS-PSQ and UCB-CVS (docs/design/computation-settings.md says why).
 EXACT = Computation(**Computation.exact_settings)
 
 #: The fast options: maximizers polished on 32 samples (the played one again on all), refits on
-#: a geometric schedule capped at 20 iterations. What they save and cost:
-#: docs/design/computation-settings.md, and the paired check
-#: ``benchmarks/configs/fast_quality.toml``.
+#: a geometric schedule capped at 20 iterations (docs/design/computation-settings.md).
 FAST = Computation()
 
 #: The fast options and the bounds of the agents that buy many cheap evaluations (FETC and its
-#: ablation agents, SADCBO, cost-cooled EI): with the paper's cheap costs (0.01) and a budget of
-#: 100 they make thousands of evaluations, where ETC makes 400-700. The GP takes at most 512 of
-#: them (a decision then costs about what ETC's does at its largest ``n``) and a decision is
-#: held for 0.5% of the budget (at most 400 decisions a run); docs/agents/fetc.md,
-#: "Computation bounds".
+#: ablation agents, SADCBO, cost-cooled EI): a set of cost 0.01 buys 100 evaluations per unit of
+#: budget, and an exact GP on all of them costs ``O(n^3)`` per refit. The GP takes at most 512 of
+#: them and a decision is held for 0.5% of the budget (at most 400 decisions a run);
+#: docs/agents/fetc.md, "Computation bounds".
 FRUGAL = replace(FAST, max_data=512, hold=0.005)
 
 #: :data:`EXACT`'s options that differ from :data:`FAST`, as keyword arguments
@@ -273,7 +281,7 @@ class AgentConfig:
 
     An agent's keyword parameters are split by name into the dataclasses
     (:meth:`from_params`), over the presets of its class (its ``default_rules`` and
-    ``default_computation``): the options not given take the preset's values. The options are
+    ``default_computation``, or a preset's): the options not given take their values. The options are
     passed to the :class:`~agents.surrogate.GPSurrogate`,
     :class:`~agents.acquisition.ExpectedAcquisition` and
     :class:`~agents.acquisition.SetOptimizer` explicitly: they are the agents' defaults,

@@ -101,6 +101,19 @@ def check_positive_integers(**values: Any) -> None:
         positive_integer(value, name)
 
 
+def check_optional_positive_integers(**values: Any) -> None:
+    """:func:`positive_integer` for each named value that is not ``None`` (an option where
+    ``None`` means "no limit" or "the default").
+
+    Raises:
+        TypeError: for the first value that is neither ``None`` nor an integer.
+        ValueError: for the first below 1.
+    """
+    for name, value in values.items():
+        if value is not None:
+            positive_integer(value, name)
+
+
 def flag(value: Any, name: str) -> bool:
     """``value`` as a bool (``True``/``False``, NumPy's included).
 

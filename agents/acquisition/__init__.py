@@ -23,7 +23,7 @@ keeps its acquisition functions apart from ``optimize_acqf``. One concept per mo
   (multi-start, in lockstep).
 """
 
-from agents.acquisition.bounds import Bound, Score
+from agents.acquisition.bounds import Bound, Integrand
 from agents.acquisition.estimator import Estimator
 from agents.acquisition.expected import ExpectedAcquisition
 from agents.acquisition.optimize import batched_lbfgsb
@@ -36,10 +36,10 @@ __all__ = [
     "Bound",
     "Estimator",
     "ExpectedAcquisition",
+    "Integrand",
     "Part",
     "Posterior",
     "RefinePlan",
-    "Score",
     "SetAcquisition",
     "SetOptimizer",
     "SetScores",

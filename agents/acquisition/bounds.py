@@ -10,7 +10,7 @@ from torch import Tensor
 
 Bound = Literal["ucb", "lcb", "mean"]
 #: What an expectation is taken of: a named bound or a function of ``batch_shape x d`` points.
-Score = Bound | Callable[[Tensor], Tensor]
+Integrand = Bound | Callable[[Tensor], Tensor]
 #: The sign of ``beta sigma`` in each bound.
 _SIGNS = {"ucb": 1.0, "lcb": -1.0, "mean": 0.0}
 

@@ -34,7 +34,7 @@ from collections.abc import Sequence
 from torch import Tensor
 
 from agents.acquisition.best import expected_above
-from agents.acquisition.bounds import Score, sign
+from agents.acquisition.bounds import Integrand, sign
 from agents.acquisition.closed_form import GPClosedForm
 from agents.acquisition.estimator import Estimator
 from agents.acquisition.gp_cache import GPFactorCache
@@ -43,7 +43,7 @@ from agents.acquisition.sampled import PathAverage, Posterior, SampleAverage
 from agents.acquisition.screening import raw_candidates, raw_count
 from agents.acquisition.set_acquisition import Part
 from agents.surrogate import GPSurrogate, SamplePath
-from bocvs_env.checks import check_positive_integers
+from bocvs_env.checks import check_optional_positive_integers, check_positive_integers
 from bocvs_env.task import Task
 
 
@@ -81,11 +81,9 @@ class ExpectedAcquisition:
             ``n_polish`` distinct points of each set by their screening score (``None``: all
             starts; starts that converged within
             :data:`~agents.acquisition.screening.DISTINCT_TOLERANCE` of a better one are not
-            polished twice). On hartmann6 and ackley6 in 12-D (84 maximizations) polishing 2
-            or 4 instead of 8 changed no value by more than 6e-9 and halved the time at
-            n = 1,000; 2 distinct points instead of 4 changed none of 84 UCB and LCB set maxima
-            on hartmann6 (n = 100, 300, 1,000) by more than 2e-15. Where the data is too large
-            to pre-refine, the best ``n_polish`` screened starts.
+            polished twice): the pre-refined starts mostly converge to a few optima, and
+            polishing more of them costs time without changing the maximum. Where the data is
+            too large to pre-refine, the best ``n_polish`` screened starts.
 
     The defaults here are the exact computations; the agents pass every option explicitly, with
     defaults of their own (:class:`~agents.policies.model_based.ModelBasedAgent`). How many starts are
@@ -107,8 +105,7 @@ class ExpectedAcquisition:
         check_positive_integers(
             n_samples=n_samples, raw_samples=raw_samples, raw_n_samples=raw_n_samples
         )
-        if n_polish is not None and not (isinstance(n_polish, int) and n_polish >= 1):
-            raise ValueError(f"n_polish must be a positive integer or None, got {n_polish!r}")
+        check_optional_positive_integers(n_polish=n_polish)
         self.task = task
         self.n_samples = n_samples
         self.seed = seed
@@ -124,7 +121,9 @@ class ExpectedAcquisition:
         #: What the GP estimator keeps between calls until the surrogate is fitted again.
         self.gp_cache = GPFactorCache(self.inputs, exact_mean)
 
-    def estimator(self, surrogate: Posterior, score: Score = "ucb", beta: float = 2.0) -> Estimator:
+    def estimator(
+        self, surrogate: Posterior, score: Integrand = "ucb", beta: float = 2.0
+    ) -> Estimator:
         """The estimator of ``E[score]`` for this surrogate: the GP's closed form for a
         :class:`GPSurrogate` and a named bound, the per-feature average for a sample path, the
         sample average otherwise.
@@ -157,7 +156,7 @@ class ExpectedAcquisition:
         return self.inputs.full_queries(i, X)
 
     def expected(
-        self, surrogate: Posterior, i: int, X: Tensor, bound: Score = "ucb", beta: float = 2.0
+        self, surrogate: Posterior, i: int, X: Tensor, bound: Integrand = "ucb", beta: float = 2.0
     ) -> Tensor:
         """``E_{X^-i}[bound([x^i, X^-i])]`` for a batch of queries.
 
@@ -181,7 +180,7 @@ class ExpectedAcquisition:
         surrogate: Posterior,
         parts: Sequence[Part],
         floors: Sequence[float],
-        bound: Score = "ucb",
+        bound: Integrand = "ucb",
         beta: float = 2.0,
     ) -> list[Tensor]:
         """:meth:`expected` (no gradient) of the queries of several sets in one call, where

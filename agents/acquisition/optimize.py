@@ -24,6 +24,7 @@ from torch import Tensor
 
 from agents.acquisition.set_acquisition import Part
 from bocvs_env.blas import one_blas_thread
+from bocvs_env.checks import check_optional_positive_integers
 
 #: ``(active problems, their points) -> [(value, gradient)]`` (see :func:`batched_lbfgsb`).
 ValuesAndGrads = Callable[[list[int], list[np.ndarray]], list[tuple[float, np.ndarray]]]
@@ -56,12 +57,12 @@ def batched_lbfgsb(
         optimizer stopped without a value).
 
     Raises:
-        ValueError: for a ``batch_limit`` that is not a positive integer.
+        TypeError: for a ``batch_limit`` that is neither ``None`` nor an integer.
+        ValueError: for a ``batch_limit`` below 1.
         Exception: whatever ``values_and_grads`` or an optimizer raises (every optimizer is
             stopped first).
     """
-    if batch_limit is not None and not (isinstance(batch_limit, int) and batch_limit >= 1):
-        raise ValueError(f"batch_limit must be None or a positive integer, got {batch_limit!r}")
+    check_optional_positive_integers(batch_limit=batch_limit)
     options: dict[str, float] = {"maxiter": maxiter}
     lockstep = _Lockstep(values_and_grads, [np.clip(np.asarray(x, np.float64), 0, 1) for x in x0])
     size = batch_limit or max(1, len(x0))

@@ -8,7 +8,7 @@ from typing import Protocol
 import torch
 from torch import Tensor
 
-from agents.acquisition.bounds import Score, combine
+from agents.acquisition.bounds import Integrand, combine
 from agents.acquisition.estimator import Estimator
 from agents.acquisition.inputs import RandomInputs
 from agents.acquisition.set_acquisition import Part
@@ -38,7 +38,7 @@ class SampleAverage(Estimator):
         self,
         inputs: RandomInputs,
         surrogate: Posterior,
-        score: Score,
+        score: Integrand,
         beta: float,
         screen_samples: int,
     ) -> None:

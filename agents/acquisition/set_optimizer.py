@@ -28,7 +28,7 @@ from torch import Tensor
 
 from agents.acquisition.refine import Fallback, Query, polish, refined_starts
 from agents.acquisition.set_acquisition import Part, SetAcquisition
-from bocvs_env.checks import check_positive_integers
+from bocvs_env.checks import check_optional_positive_integers, check_positive_integers
 
 
 class SetOptimizer:
@@ -50,12 +50,7 @@ class SetOptimizer:
         self, n_restarts: int = 8, maxiter: int = 100, polish_samples: int | None = None
     ) -> None:
         check_positive_integers(n_restarts=n_restarts, maxiter=maxiter)
-        if polish_samples is not None and not (
-            isinstance(polish_samples, int) and polish_samples >= 1
-        ):
-            raise ValueError(
-                f"polish_samples must be None or a positive integer, got {polish_samples!r}"
-            )
+        check_optional_positive_integers(polish_samples=polish_samples)
         self.n_restarts = n_restarts
         self.maxiter = maxiter
         self.polish_samples = polish_samples

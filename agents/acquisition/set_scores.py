@@ -19,7 +19,7 @@ from agents.acquisition.set_acquisition import Part, RefinePlan, SetAcquisition,
 
 #: ``(set, batch x d full queries)`` -> ``batch`` values (only the set's entries matter),
 #: differentiable in the queries.
-Score = Callable[[int, Tensor], Tensor]
+SetScoreFn = Callable[[int, Tensor], Tensor]
 
 
 class SetScores(SetAcquisition):
@@ -31,7 +31,7 @@ class SetScores(SetAcquisition):
         score: the score of a batch of one set's queries.
     """
 
-    def __init__(self, control_sets: Sequence[Sequence[int]], dim: int, score: Score) -> None:
+    def __init__(self, control_sets: Sequence[Sequence[int]], dim: int, score: SetScoreFn) -> None:
         super().__init__(control_sets, dim)
         self.score = score
 

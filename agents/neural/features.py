@@ -30,7 +30,7 @@ from gymnasium import spaces
 from torch.quasirandom import SobolEngine
 
 from agents.expected_posterior import ExpectedPosterior, expected_improvement
-from agents.surrogate import GPSurrogate, Mode
+from agents.surrogate import GPSurrogate, SurrogateMode
 from bocvs_env.sampling import quasi_random_inputs
 from bocvs_env.task import Task
 
@@ -86,7 +86,7 @@ class FeatureConfig:
     local_scale: float = 0.05
     n_samples: int = 64
     beta: float = 1.0
-    surrogate_mode: Mode = "fixed"
+    surrogate_mode: SurrogateMode = "fixed"
     refit_every: int = 5
 
     def __post_init__(self) -> None:

@@ -66,8 +66,7 @@ class CostCooledEIAgent(ModelBasedAgent):
       so that every set has an observed cost (with a ``hold``, a decision is replayed: a 0.01
       set's about 50 times, a 0.1 set's 5):
       without it, the first set played (the full set, whose EI is largest) sets the prior of
-      every other set to its own cost, and the ratio never tries the cheap sets (seen on
-      levy6 in 12-D: 100% of the spend on the full set).
+      every other set to its own cost, and the ratio never tries the cheap sets.
     - **Cooling**: ``alpha = (C - spent) / C`` (:func:`agents.costs.estimates.cooling_exponent`):
       the problems' initial design is free, but the warmup's spend counts, so ``alpha`` is
       below 1 when the warmup ends, where CArBO's is 1 after its initial design;

@@ -25,18 +25,16 @@ from agents.config import EXACT, Computation, Rules, check_choice
 from agents.costs.estimates import mean_costs
 from agents.policies.model_based import ModelBasedAgent
 from agents.policies.presets import Preset, preset_table
-from agents.policies.psq import ROUNDS_PER_GROUP, ETC50Agent, ETC50Rules
+from agents.policies.psq import ROUNDS_PER_GROUP
 from agents.rules.set_selection import cheapest_within_epsilon, cvs_epsilon, size_groups
 
 __all__ = [
     "PRESETS",
     "CVSRules",
-    "ETC50Agent",
-    "ETC50Rules",
-    "EstimatedCostUCBCVSAgent",
     "KnownCosts",
     "RunningMeanCosts",
     "UCBCVSAgent",
+    "ucb_cvs_est",
 ]
 
 
@@ -122,7 +120,7 @@ class UCBCVSAgent(ModelBasedAgent):
     UCB-CVS assumes known costs: this class takes the TRUE mean costs as the ``costs``
     parameter (the benchmark passes the problem's cost means; :meth:`params` records
     ``cost_source="true"``). It is the one built-in agent given privileged information, as in
-    its paper. ``ucb-cvs-est`` (:data:`EstimatedCostUCBCVSAgent`) is the fair variant.
+    its paper. ``ucb-cvs-est`` (:data:`ucb_cvs_est`) is the fair variant.
 
     The default ``cutoff`` is 50 rounds per ETC-50 group of the task (:func:`size_groups`: 100
     rounds on every problem of the papers), so that UCB-CVS and ETC-50 spend a comparable number
@@ -204,5 +202,5 @@ PRESETS: Mapping[str, Preset[UCBCVSAgent]] = preset_table(
 )
 UCBCVSAgent.presets = PRESETS
 
-#: The preset by the name the entry points and ``agents`` give it.
-EstimatedCostUCBCVSAgent = PRESETS["ucb-cvs-est"]
+#: The preset as a value, by the name the entry point gives it.
+ucb_cvs_est = PRESETS["ucb-cvs-est"]

@@ -47,9 +47,9 @@ class ModelBasedAgent(BaseAgent):
             ``default_rules`` and ``default_computation``.
         exact: ``True`` sets the computation's
             :attr:`~agents.config.Computation.exact_settings` (:data:`EXACT_SETTINGS`; ETC's
-            also ``lcb_tracking``): the computations as first implemented, before the fast
-            options became the defaults; it refuses any other value given for them. A sweep
-            config names these settings this way (TOML has no ``None``).
+            also ``lcb_tracking``): every maximizer polished on all samples, a refit every
+            ``refit_every`` observations run to convergence, a full ``max E[l]`` every round;
+            it refuses any other value given for them (a sweep file has no ``None``).
         **params: the options of :class:`~agents.config.SurrogateConfig`,
             :class:`~agents.config.AcquisitionConfig`, the class's computation
             (:class:`~agents.config.Computation`) and its rules, by field name.
@@ -57,7 +57,7 @@ class ModelBasedAgent(BaseAgent):
 
     #: The policy's rules with their defaults (a subclass of :class:`~agents.config.Rules`).
     default_rules: ClassVar[Rules] = Rules()
-    #: The computation preset: :data:`~agents.config.FAST` here; a policy overrides it (ETC's
+    #: The policy's computation: :data:`~agents.config.FAST` here; a policy overrides it (ETC's
     #: is :data:`~agents.config.EXACT`, FETC's :data:`~agents.config.FRUGAL`).
     default_computation: ClassVar[Computation] = FAST
     #: The policy's named presets (:func:`~agents.policies.presets.preset_table`), if any.
@@ -190,9 +190,9 @@ class ModelBasedAgent(BaseAgent):
         The optimizer's result is checked against incumbents: the set's previous maximizers
         (of any bound) and the ``n_incumbents`` best observed queries. The maximum is at least
         the value at any of them, so the larger is kept. This guards against a missed optimum,
-        which matters most to ETC, whose ``ucb_bar_i`` is a running minimum of these maxima
-        (on hartmann6 in 12-D, with few restarts, one miss of the full set's UCB optimum
-        emptied ``S1`` in nearly every later round).
+        which matters most to ETC, whose ``ucb_bar_i`` is a running minimum of these maxima:
+        one missed optimum of a set's UCB lowers its bar for the rest of the episode and can
+        empty ``S1``.
         """
         sets = [int(i) for i in sets]
         estimator = self.acquisition.estimator(self.surrogate, bound, self.acquisition_options.beta)

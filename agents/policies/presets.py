@@ -13,14 +13,19 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 from types import MappingProxyType
-from typing import TYPE_CHECKING, Any, Generic, TypeVar
+from typing import Any, Generic, Protocol, TypeVar
 
 from agents.config import AgentConfig, Computation, Rules
 
-if TYPE_CHECKING:
-    from agents.policies.model_based import ModelBasedAgent
 
-PolicyT = TypeVar("PolicyT", bound="ModelBasedAgent")
+class PresetPolicy(Protocol):
+    """A policy a preset can build: its constructor takes the preset's name and parameters
+    (:class:`~agents.policies.model_based.ModelBasedAgent`'s does)."""
+
+    def __init__(self, preset: str | None = None, **params: Any) -> None: ...
+
+
+PolicyT = TypeVar("PolicyT", bound=PresetPolicy)
 
 
 @dataclass(frozen=True)
@@ -34,7 +39,7 @@ class Preset(Generic[PolicyT]):
         policy: the class the preset builds.
         rules: the policy's rules (a :class:`~agents.config.Rules` subclass; the rules choose
             the policy's parts).
-        computation: the computation preset (:class:`~agents.config.Computation`).
+        computation: the policy's computation (:class:`~agents.config.Computation`).
         summary: one line, what the preset is, for the documentation's agent table.
         required_params: keyword arguments the agent cannot be built without.
         privileged_params: privileged knowledge the benchmark must grant it (see

@@ -16,14 +16,9 @@ first (:class:`SizeGroupPhase`, ETC-50's).
   the explore-then-commit policy (docs/design/composed-policy.md).
 
 TS-PSQ's and ETC-50's defaults are the exact settings (:data:`agents.config.EXACT_SETTINGS`),
-not the fast options of the other agents. In the fast options' paired quality check the
-geometric, capped refits made TS-PSQ's final simple regret worse on hartmann6 in 12-D (where it
-plays only the full set, so the refits are the only difference: +0.27, 95% interval [0.08,
-0.53], 5 seeds), and the options did not make it faster on airfoil
-(``benchmarks/results/fast_tspsq_airfoil40.json``). On the grid (5 seeds) they made ETC-50's
-final simple regret worse on 3 of the 8 panels with cheap costs, most on ackley6 in 12-D with
-variance 0.04 (+1.11, 95% interval [0.64, 1.59]; docs/design/computation-settings.md, whose
-command recomputes it).
+not the fast options of the other agents: the paired check of the fast options found them
+worse for both (docs/design/computation-settings.md gives the figures and the command that
+recomputes them).
 """
 
 from __future__ import annotations
@@ -40,13 +35,14 @@ from agents.config import EXACT, FAST, Rules
 from agents.policies.model_based import ModelBasedAgent
 from agents.policies.presets import Preset, preset_table
 from agents.rules.set_selection import best_set, etc50_group, full_set, size_groups
+from bocvs_env.checks import check_positive_integers
 from bocvs_env.task import Task
 
 #: Rounds per group of ETC-50, and the unit of UCB-CVS's default cutoff.
 ROUNDS_PER_GROUP = 50
 
 
-class Score(Protocol):
+class PSQScore(Protocol):
     """The function whose expectation over the random inputs the policy maximizes."""
 
     def __call__(self, agent: ModelBasedAgent) -> Bound | Callable[[Tensor], Tensor]:
@@ -102,7 +98,7 @@ class SizeGroupPhase:
 class PSQParts:
     """The policy's parts: its score and an optional group phase played first."""
 
-    score: Score
+    score: PSQScore
     group_phase: SizeGroupPhase | None = None
 
 
@@ -140,10 +136,9 @@ class ETC50Rules(PSQRules):
     positional_size: int = 3
 
     def __post_init__(self) -> None:
-        if self.rounds_per_group < 1:
-            raise ValueError(f"rounds_per_group must be >= 1, got {self.rounds_per_group!r}")
-        if self.positional_size < 1:
-            raise ValueError(f"positional_size must be >= 1, got {self.positional_size!r}")
+        check_positive_integers(
+            rounds_per_group=self.rounds_per_group, positional_size=self.positional_size
+        )
 
     def parts(self) -> PSQParts:
         """The policy's parts: the upper bound, after the group phase."""
@@ -231,6 +226,6 @@ PRESETS: Mapping[str, Preset[UCBPSQAgent]] = preset_table(
 )
 UCBPSQAgent.presets = PRESETS
 
-#: The presets by the names the entry points and ``agents`` give them.
-TSPSQAgent = PRESETS["ts-psq"]
-ETC50Agent = PRESETS["etc-50"]
+#: The presets as values, by the names the entry points give them.
+ts_psq = PRESETS["ts-psq"]
+etc_50 = PRESETS["etc-50"]

@@ -15,6 +15,7 @@ from agents.config import FRUGAL, Computation, Rules
 from agents.costs.estimates import optimistic_mean_costs
 from agents.policies.model_based import ModelBasedAgent
 from agents.rules.relevance import cheapest_covering_set, collapse_relevance, relevant_variables
+from bocvs_env.checks import check_positive_integers
 
 
 @dataclass(frozen=True)
@@ -30,8 +31,7 @@ class SADCBORules(Rules):
             raise ValueError(f"threshold must be in [0, 1], got {self.threshold!r}")
         if self.warmup is not None and self.warmup < 0:
             raise ValueError(f"warmup must be >= 0, got {self.warmup!r}")
-        if self.relevance_points < 1:
-            raise ValueError(f"relevance_points must be >= 1, got {self.relevance_points!r}")
+        check_positive_integers(relevance_points=self.relevance_points)
 
 
 class SADCBOAgent(ModelBasedAgent):

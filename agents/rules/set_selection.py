@@ -18,6 +18,7 @@ import numpy as np
 
 from agents.costs.allocation import exploration_fits
 from agents.costs.estimates import mean_costs
+from bocvs_env.checks import check_positive_integers
 
 # --- ETC: exploration ---------------------------------------------------------------------------
 
@@ -202,8 +203,7 @@ def halving_alpha(n_exploit: int, alpha0: float = 0.1, halve_every: int = 1) -> 
     """
     if n_exploit < 0:
         raise ValueError(f"n_exploit must be >= 0, got {n_exploit}")
-    if halve_every < 1:
-        raise ValueError(f"halve_every must be >= 1, got {halve_every}")
+    check_positive_integers(halve_every=halve_every)
     if not 0.0 <= alpha0 < 1.0:
         raise ValueError(f"alpha0 must be in [0, 1), got {alpha0!r}")
     return alpha0 * 0.5 ** (n_exploit // halve_every)
@@ -275,7 +275,6 @@ def etc50_group(
     """The group ETC-50 plays in round ``t`` (0-based), or ``None`` once every group is done."""
     if t < 0:
         raise ValueError(f"t must be >= 0, got {t}")
-    if rounds_per_group < 1:
-        raise ValueError(f"rounds_per_group must be >= 1, got {rounds_per_group}")
+    check_positive_integers(rounds_per_group=rounds_per_group)
     k = t // rounds_per_group
     return list(groups[k]) if k < len(groups) else None

@@ -5,7 +5,7 @@ mean embedding. The GP algebra itself is :mod:`bocvs_env.gp_algebra`."""
 import warnings
 from typing import Any
 
-from agents.surrogate.gp import GPSurrogate, Mode, RefitSchedule
+from agents.surrogate.gp import GPSurrogate, RefitSchedule, SurrogateMode
 from agents.surrogate.paths import PathSampleMean, SamplePath
 from agents.surrogate.posterior import CROSS_BLOCK_ELEMENTS, MIN_VARIANCE, FactorizedPosterior
 
@@ -14,10 +14,10 @@ __all__ = [
     "MIN_VARIANCE",
     "FactorizedPosterior",
     "GPSurrogate",
-    "Mode",
     "PathSampleMean",
     "RefitSchedule",
     "SamplePath",
+    "SurrogateMode",
 ]
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import torch
 from torch import Tensor
 
+from bocvs_env.checks import check_optional_positive_integers
 from bocvs_env.gp_algebra import Hyperparameters, hyperparameters_of
 
 #: The modules of a ``SingleTaskGP`` that hold its hyperparameters (and their priors); a warm
@@ -39,15 +40,14 @@ class MAPFitter:
             in effect to convergence); the first fit, from the priors, is never capped. A
             refit from the last fit's hyperparameters on a little more data moves them little,
             so a cap trades a fit that may stop short of the MAP estimate for a bounded cost
-            (an unbounded refit took 0.06-13 s at ``n <= 105``). Stopping at the
+            (an unbounded refit's iterations vary widely from one refit to the next). Stopping at the
             cap counts as a successful fit (BoTorch does not retry it).
     """
 
     def __init__(
         self, seed: int | None = 0, warm_start: bool = True, maxiter: int | None = None
     ) -> None:
-        if maxiter is not None and not (isinstance(maxiter, int) and maxiter >= 1):
-            raise ValueError(f"refit maxiter must be None or a positive integer, got {maxiter!r}")
+        check_optional_positive_integers(maxiter=maxiter)
         self.seed = seed
         self.warm_start = warm_start
         self.maxiter = maxiter

@@ -42,21 +42,26 @@ from agents.surrogate.factor import GrowingCholesky
 from agents.surrogate.fitting import MAPFitter, initial_hyperparameters
 from agents.surrogate.paths import SamplePath, draw_sample_paths
 from agents.surrogate.posterior import FactorizedPosterior
-from bocvs_env.checks import check_positive_finite
+from bocvs_env.checks import check_positive_finite, check_positive_integers, real
 from bocvs_env.gp_algebra import Hyperparameters, posterior_weights
 from bocvs_env.problems.distributions import InputDistribution
 
-Mode = Literal["fixed", "fitted"]
+#: How the GP's hyperparameters are set: the reference codes' (``"fixed"``) or fitted by MAP.
+SurrogateMode = Literal["fixed", "fitted"]
 RefitSchedule = Literal["every", "geometric"]
 
 
-def check_refit_schedule(schedule: str, growth: float) -> None:
-    """Raise a one-line ``ValueError`` for an unknown schedule or a growth factor not ``> 1``."""
+def check_refit_schedule(schedule: str) -> None:
+    """Raise a one-line ``ValueError`` for an unknown refit schedule."""
     if schedule not in get_args(RefitSchedule):
         raise ValueError(
             f"refit_schedule must be one of {get_args(RefitSchedule)}, got {schedule!r}"
         )
-    if not (math.isfinite(growth) and growth > 1):
+
+
+def check_refit_factor(growth: float) -> None:
+    """Raise a one-line ``ValueError`` for a geometric schedule's growth factor not ``> 1``."""
+    if not real(growth, "refit_factor") > 1:
         raise ValueError(f"refit_factor must be finite and > 1, got {growth!r}")
 
 
@@ -75,16 +80,15 @@ class GPSurrogate(FactorizedPosterior):
         refit_schedule: ``"every"`` (the default: every ``refit_every`` points) or
             ``"geometric"``: also wait until the data has grown by the factor ``refit_factor``
             since the last fit, so that an episode of ``n`` points refits ``O(log n)`` times
-            rather than ``n / refit_every`` (a warm-started refit costs about 1.3 s at
-            ``n = 300`` and 6 s at ``n = 1,000``). Between refits the factor is
-            extended with the last hyperparameters.
+            rather than ``n / refit_every`` (a refit's cost grows as ``n^3``). Between refits
+            the factor is extended with the last hyperparameters.
         refit_factor: the geometric schedule's growth factor (``> 1``): the next refit comes at
             ``max(n_fit + refit_every, refit_factor * n_fit)`` points for ``n_fit`` at the last.
         seed: seeds the random restarts BoTorch may use when a hyperparameter fit fails (each fit
             attempt, failed ones included, uses ``seed + attempt``); ``None`` leaves torch's global generator as it is.
         n_features: the number of random Fourier features of the prior in :meth:`sample_paths`.
         warm_start: start each refit from the previous fit's hyperparameters (the data only
-            grew; several times faster), not from BoTorch's initial values.
+            grew, so the fit starts near its optimum), not from BoTorch's initial values.
         refit_maxiter: the most L-BFGS-B iterations of a warm-started refit (``None``: to
             convergence); see :class:`~agents.surrogate.fitting.MAPFitter`.
 
@@ -97,7 +101,7 @@ class GPSurrogate(FactorizedPosterior):
     def __init__(
         self,
         dim: int,
-        mode: Mode = "fixed",
+        mode: SurrogateMode = "fixed",
         lengthscale: float = 0.1,
         noise: float = 1e-4,
         outputscale: float = 1.0,
@@ -109,16 +113,12 @@ class GPSurrogate(FactorizedPosterior):
         warm_start: bool = True,
         refit_maxiter: int | None = None,
     ) -> None:
-        if not (isinstance(dim, int) and dim >= 1):
-            raise ValueError(f"dim must be a positive integer, got {dim!r}")
-        if mode not in ("fixed", "fitted"):
+        if mode not in get_args(SurrogateMode):
             raise ValueError(f"mode must be 'fixed' or 'fitted', got {mode!r}")
+        check_positive_integers(dim=dim, refit_every=refit_every, n_features=n_features)
         check_positive_finite(lengthscale=lengthscale, noise=noise, outputscale=outputscale)
-        if not (isinstance(refit_every, int) and refit_every >= 1):
-            raise ValueError(f"refit_every must be a positive integer, got {refit_every!r}")
-        check_refit_schedule(refit_schedule, refit_factor)
-        if not (isinstance(n_features, int) and n_features >= 1):
-            raise ValueError(f"n_features must be a positive integer, got {n_features!r}")
+        check_refit_schedule(refit_schedule)
+        check_refit_factor(refit_factor)
         self.dim = dim
         self.mode = mode
         self.refit_every = refit_every
@@ -260,8 +260,7 @@ class GPSurrogate(FactorizedPosterior):
             ``n_paths x batch_shape`` values in the units of ``y``, differentiable with respect
             to its input. It keeps the data and hyperparameters of this call.
         """
-        if not (isinstance(n_paths, int) and n_paths >= 1):
-            raise ValueError(f"n_paths must be a positive integer, got {n_paths!r}")
+        check_positive_integers(n_paths=n_paths)
         f = self.factor
         return draw_sample_paths(
             self.hyper, f.X, self._y, f.L, f.jitter, self.n_features, n_paths, generator

@@ -13,9 +13,16 @@ import torch
 
 from agents import make_agent, registered_agents
 from agents.base import Agent, BaseAgent
-from agents.policies.cvs import EstimatedCostUCBCVSAgent, UCBCVSAgent
-from agents.policies.etc import ETC_EXACT_SETTINGS, ETC_FAST_SETTINGS, ETCAgent, FETCRules
-from agents.policies.psq import TSPSQAgent, UCBPSQAgent
+from agents.policies.cost_ei import CostCooledEIAgent
+from agents.policies.cvs import UCBCVSAgent, ucb_cvs_est
+from agents.policies.etc import (
+    ETC_EXACT_SETTINGS,
+    ETC_FAST_SETTINGS,
+    ETCAgent,
+    FETCRules,
+    fetc,
+)
+from agents.policies.psq import UCBPSQAgent, ts_psq
 from agents.surrogate import SamplePath
 from bocvs_env.agent_registration import agent_class, required_params
 from bocvs_env.env import BOCVSEnv
@@ -211,7 +218,7 @@ def test_ts_psq_averages_its_path_per_feature_not_per_query_and_sample(
 
     monkeypatch.setattr(SamplePath, "averaged_over", count("averaged", averaged))
     monkeypatch.setattr(SamplePath, "__call__", count("pointwise", pointwise))
-    agent = TSPSQAgent(prefer_full_set=False, **FAST)
+    agent = ts_psq(prefer_full_set=False, **FAST)
     play(BOCVSEnv(custom_problem(), privileged_info=False), agent, seed=0)
     assert calls["averaged"] > 0
     assert calls["pointwise"] == 0
@@ -237,7 +244,7 @@ def test_ucb_cvs_plays_the_cheapest_set_while_eps_is_large() -> None:
 def test_ucb_cvs_estimated_tries_unplayed_sets_as_free() -> None:
     problem = custom_problem()
     env = BOCVSEnv(problem, privileged_info=False)
-    agent = EstimatedCostUCBCVSAgent(eps0=100.0, cutoff=1000, **FAST)
+    agent = ucb_cvs_est(eps0=100.0, cutoff=1000, **FAST)
     sets = [i for i, _ in play(env, agent, seed=0)]
     # each unplayed set counts as free: among free sets the largest v_i first (the full set)
     assert sets[0] == 2 and sorted(sets[:3]) == [0, 1, 2]
@@ -383,12 +390,12 @@ def test_a_held_decision_is_replayed_while_its_spend_fits_the_hold() -> None:
 
 @pytest.mark.parametrize("model", [ETC_FAST_SETTINGS, ETC_EXACT_SETTINGS], ids=["fast", "exact"])
 def test_fetc_with_every_component_off_is_etc(model: Mapping[str, Any]) -> None:
-    from agents.policies.etc import ETC_SWITCHES, FETCAgent
+    from agents.policies.etc import ETC_SWITCHES
 
     problem = custom_problem()
     env = BOCVSEnv(problem, privileged_info=False)
     etc = ETCAgent(**model, **FAST)
-    off = FETCAgent(**ETC_SWITCHES, max_data=None, hold=None, **model, **FAST)
+    off = fetc(**ETC_SWITCHES, max_data=None, hold=None, **model, **FAST)
     assert play(env, off, seed=4) == play(env, etc, seed=4)
     sets = [e["set"] for e in off.diagnostics()]
     assert sets == [e["set"] for e in etc.diagnostics()]
@@ -448,8 +455,8 @@ def test_fetc_commits_to_an_acceptable_set_by_this_rounds_bounds(bounds: str) ->
         threshold = (1 - e["alpha"]) * e["lcb_bar"]
         assert e["value"] > threshold or e["value"] == max(checked.values())
     if bounds == "integral":
-        ((value, x),) = agent.value_maxima([2], 1.0, FETCRules().n_refine).values()
-        mean, std = agent.posterior.mean_std(agent.surrogate, 2, torch.as_tensor(x)[None])
+        ((value, x),) = agent.model.value_maxima([2], 1.0, FETCRules().n_refine).values()
+        mean, std = agent.model.posterior.mean_std(agent.surrogate, 2, torch.as_tensor(x)[None])
         assert value == pytest.approx(float(mean[0] + agent.acquisition_options.beta * std[0]))
     with pytest.raises(ValueError, match="value_bounds"):
         make_agent("fetc", value_bounds="sometimes")
@@ -458,7 +465,7 @@ def test_fetc_commits_to_an_acceptable_set_by_this_rounds_bounds(bounds: str) ->
 def test_fetc_measures_relevance_again_only_when_the_data_has_grown(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    import agents.policies.etc_strategies
+    import agents.policies.etc.model
     from agents.rules.relevance import collapse_relevance
 
     sizes: list[int] = []
@@ -467,7 +474,7 @@ def test_fetc_measures_relevance_again_only_when_the_data_has_grown(
         sizes.append(surrogate.n_train)
         return collapse_relevance(surrogate, points, samples)
 
-    monkeypatch.setattr(agents.policies.etc_strategies, "collapse_relevance", counted)
+    monkeypatch.setattr(agents.policies.etc.model, "collapse_relevance", counted)
     problem = replace(custom_problem(), budget=12.0)
     agent = make_agent("fetc", **FAST, relevance_min_data=2, relevance_growth=1.5)
     assert isinstance(agent, BaseAgent)
@@ -484,7 +491,7 @@ def test_fetc_measures_relevance_again_only_when_the_data_has_grown(
     [
         ("fetc", {"cost_range": -1.0}, "cost_range must be positive and finite"),
         ("fetc", {"cost_range": float("inf")}, "cost_range must be positive and finite"),
-        ("fetc", {"relevance_min_data": 0}, "relevance_min_data must be >= 1"),
+        ("fetc", {"relevance_min_data": 0}, "relevance_min_data must be a positive integer"),
         ("ei-cost", {"cost_prior": float("inf")}, "cost_prior must be positive and finite"),
         ("etc", {"n_samples": 0}, "n_samples must be a positive integer"),
         ("ucb-psq", {"raw_samples": -3}, "raw_samples must be a positive integer"),
@@ -546,3 +553,19 @@ def test_sadcbo_observes_then_intervenes_on_a_covering_set() -> None:
     assert later and all(e["phase"] == "intervene" for e in later)
     for e in later:
         assert set(e["relevant"]) <= set(problem.control_sets[e["set"]]) or e["set"] == 2
+
+
+@pytest.mark.parametrize("agent", [CostCooledEIAgent, fetc])
+@pytest.mark.parametrize("n_refine", [0, -1])
+def test_agents_refuse_an_n_refine_that_is_not_a_positive_integer(
+    agent: type, n_refine: object
+) -> None:
+    with pytest.raises(ValueError, match="n_refine must be a positive integer"):
+        agent(n_refine=n_refine)
+
+
+@pytest.mark.parametrize("agent", [CostCooledEIAgent, fetc])
+@pytest.mark.parametrize("n_refine", [1.5, "2"])
+def test_agents_refuse_an_n_refine_that_is_not_an_integer(agent: type, n_refine: object) -> None:
+    with pytest.raises(TypeError, match="n_refine must be an integer"):
+        agent(n_refine=n_refine)

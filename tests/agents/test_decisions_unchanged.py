@@ -8,10 +8,10 @@ LCB, valued or polished from last round's maximizers, is recorded as a maximum) 
 ``(set, x)`` it played. The test replays the episodes and compares. There is one fixture per
 computation setting (:data:`SETTINGS`):
 
-- ``exact``: the agents at :data:`agents.model_based.EXACT_SETTINGS` (ETC:
-  :data:`agents.etc.ETC_EXACT_SETTINGS`), the defaults of ETC, ETC-50, TS-PSQ and UCB-CVS;
-- ``fast``: the agents at :data:`agents.model_based.FAST_SETTINGS` (ETC:
-  :data:`agents.etc.ETC_FAST_SETTINGS`), the defaults of UCB-PSQ and FETC.
+- ``exact``: the agents at :data:`agents.config.EXACT_SETTINGS` (ETC:
+  :data:`agents.policies.etc.ETC_EXACT_SETTINGS`), the defaults of ETC, ETC-50, TS-PSQ and UCB-CVS;
+- ``fast``: the agents at :data:`agents.config.FAST_SETTINGS` (ETC:
+  :data:`agents.policies.etc.ETC_FAST_SETTINGS`), the defaults of UCB-PSQ and FETC.
 
 In 10 rounds from 5 initial points the GP is fitted once (the first fit, at 5 points; the next
 refit comes at 15 points, after the last recorded round, under either schedule), so these pin
@@ -45,8 +45,9 @@ from torch import Tensor
 
 from agents import make_agent
 from agents.acquisition import Bound
-from agents.etc import ETC_EXACT_SETTINGS, ETC_FAST_SETTINGS
-from agents.model_based import EXACT_SETTINGS, FAST_SETTINGS, ModelBasedAgent
+from agents.config import EXACT_SETTINGS, FAST_SETTINGS
+from agents.policies.etc import ETC_EXACT_SETTINGS, ETC_FAST_SETTINGS
+from agents.policies.model_based import ModelBasedAgent
 from bocvs_env.benchmark.runner import cpu_kind
 from bocvs_env.env import BOCVSEnv
 from bocvs_env.evaluation import public_info

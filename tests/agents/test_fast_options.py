@@ -80,9 +80,11 @@ def test_by_default_polishing_uses_every_sample(monkeypatch: pytest.MonkeyPatch)
     assert seen and set(seen) == {None}
 
 
-@pytest.mark.parametrize("bad", [0, -1, 2.5])
-def test_polish_samples_that_is_not_a_positive_integer_is_refused(bad: object) -> None:
-    with pytest.raises(ValueError, match="polish_samples"):
+@pytest.mark.parametrize(("bad", "error"), [(0, ValueError), (-1, ValueError), (2.5, TypeError)])
+def test_polish_samples_that_is_not_a_positive_integer_is_refused(
+    bad: object, error: type[Exception]
+) -> None:
+    with pytest.raises(error, match="polish_samples"):
         SetOptimizer(polish_samples=bad)  # type: ignore[arg-type]
 
 

@@ -13,8 +13,10 @@ import torch
 
 from agents import make_agent
 from agents.policies.etc import ETCAgent, GETCRules
-from agents.policies.etc_strategies import RangeTolerance, RelativeTolerance
-from agents.policies.grouped_exploration import GroupedExploration, exploration_groups
+from agents.policies.etc.groups import GroupedExploration, GroupProgress, exploration_groups
+from agents.policies.etc.port import Observed
+from agents.policies.etc.state import ETCState, Round
+from agents.policies.etc.tolerances import RangeTolerance, RelativeTolerance
 from bocvs_env.env import BOCVSEnv
 from bocvs_env.problems import (
     CallableObjective,
@@ -54,8 +56,12 @@ def test_groups_are_the_equally_sized_sets_smallest_first_then_the_rest() -> Non
     assert exploration_groups(PROBLEMS["airfoil"].control_sets, 5, 3) == [[0, 1, 2], [3, 4, 5], [6]]
 
 
-class StubAgent(SimpleNamespace):
-    """What the exploration rule reads of an agent: the task, spend, costs, bounds."""
+class StubModel:
+    """The model port as the exploration rule asks it: the sets' upper bounds, the largest
+    lower bound."""
+
+    def __init__(self, ucb: dict[int, float], lcb: float) -> None:
+        self.ucb, self.lcb = ucb, lcb
 
     def value_maxima(
         self, sets: list[int], sign: float, n_refine: int
@@ -63,78 +69,93 @@ class StubAgent(SimpleNamespace):
         assert sign == 1.0  # the upper bounds of the sets' values
         return {i: (self.ucb[i], np.full(2, float(i))) for i in sets}
 
-    def lcb_now(self) -> float:
+    def lcb_max(self) -> float:
         return self.lcb
 
 
-def stub_agent(**fields: Any) -> StubAgent:
-    task = SimpleNamespace(control_sets=((0,), (1,), (0, 1)), dim=2, budget=10.0)
-    defaults: dict[str, Any] = {
-        "task": task,
-        "rules": SimpleNamespace(explore_fraction=0.6),
-        "spent": 0.0,
-        "cost_draws": [[0.02], [0.1], [0.5]],
-        "ucb": {0: 1.0, 1: 2.0, 2: 3.0},
-        "lcb": 0.0,
-    }
-    agent = StubAgent(**{**defaults, **fields})
-    agent.exploration_state = GroupedExploration().start(agent)  # type: ignore[arg-type]
-    return agent
+TASK = SimpleNamespace(control_sets=((0,), (1,), (0, 1)), n_sets=3, dim=2, budget=10.0)
+
+
+def observations(spent: float = 0.0, y: Any = ()) -> Observed:
+    """Three sets of costs 0.02, 0.1 and 0.5, each played once."""
+    draws = [[0.02], [0.1], [0.5]]
+    plays, sums = np.ones(3), np.array([0.02, 0.1, 0.5])
+    return Observed(TASK, spent, plays, sums, draws, np.asarray(y, float))  # type: ignore[arg-type]
+
+
+class Episode:
+    """A group rule's episode on :data:`TASK`: its state and model, a round at any spend."""
+
+    def __init__(self, rule: GroupedExploration, ucb: dict[int, float], lcb: float) -> None:
+        self.model = StubModel(ucb, lcb)
+        self.state = ETCState(ucb_bar=np.full(3, np.inf), progress=rule.start(observations()))
+        self.spent = 0.0
+
+    @property
+    def progress(self) -> GroupProgress:
+        assert isinstance(self.state.progress, GroupProgress)
+        return self.state.progress
+
+    def round(self) -> Round:
+        return Round(self.state, observations(self.spent), self.model)  # type: ignore[arg-type]
+
+
+def episode(rule: GroupedExploration, lcb: float = 0.0) -> Episode:
+    return Episode(rule, {0: 1.0, 1: 2.0, 2: 3.0}, lcb)
 
 
 def test_a_group_plays_its_set_of_largest_ucb_and_skips_sets_below_the_largest_lcb() -> None:
-    rule = GroupedExploration(rounds_per_group=10)
-    agent = stub_agent()
-    assert agent.exploration_state.groups == [[0, 1], [2]]
-    assert rule.keep_exploring(agent)  # type: ignore[arg-type]
-    choice = rule.next_set(agent)  # type: ignore[arg-type]
+    rule = GroupedExploration(0.6, rounds_per_group=10)
+    run = episode(rule)
+    assert run.progress.groups == [[0, 1], [2]]
+    assert rule.keep_exploring(run.round())
+    choice = rule.next_set(run.round())
     assert choice.set == 1 and choice.note == {"group": 0, "eliminated": []}
     assert choice.found is not None and choice.found[0] == 2.0  # the maximum, found once
     # set 1's UCB falls below set 2's LCB: set 0 is left, and then the group ends
-    agent.ucb = {0: 2.5, 1: 1.0, 2: 3.0}
-    agent.lcb = 1.5
-    assert rule.keep_exploring(agent)  # type: ignore[arg-type]
-    assert rule.next_set(agent).note == {"group": 0, "eliminated": [1]}  # type: ignore[arg-type]
-    agent.lcb = 2.8
-    assert rule.keep_exploring(agent)  # type: ignore[arg-type]
-    assert rule.next_set(agent).set == 2  # type: ignore[arg-type]
-    assert agent.exploration_state.group == 1
+    run.model.ucb = {0: 2.5, 1: 1.0, 2: 3.0}
+    run.model.lcb = 1.5
+    assert rule.keep_exploring(run.round())
+    assert rule.next_set(run.round()).note == {"group": 0, "eliminated": [1]}
+    run.model.lcb = 2.8
+    assert rule.keep_exploring(run.round())
+    assert rule.next_set(run.round()).set == 2
+    assert run.progress.group == 1
     # without elimination a dominated set is still played
-    keep = GroupedExploration(rounds_per_group=10, eliminate=False)
-    agent = stub_agent(ucb={0: 1.0, 1: 2.0, 2: 3.0}, lcb=2.5)
-    assert keep.keep_exploring(agent) and keep.next_set(agent).set == 1  # type: ignore[arg-type]
+    keep = GroupedExploration(0.6, rounds_per_group=10, eliminate=False)
+    run = episode(keep, lcb=2.5)
+    assert keep.keep_exploring(run.round()) and keep.next_set(run.round()).set == 1
 
 
 def test_a_group_ends_after_its_rounds_or_its_share_of_the_exploration_budget() -> None:
-    rule = GroupedExploration(rounds_per_group=2)
-    agent = stub_agent()
+    rule = GroupedExploration(0.6, rounds_per_group=2)
+    run = episode(rule)
     for _ in range(2):
-        assert rule.keep_exploring(agent)  # type: ignore[arg-type]
-        assert rule.next_set(agent).set == 1  # type: ignore[arg-type]
-    assert rule.keep_exploring(agent) and rule.next_set(agent).set == 2  # type: ignore[arg-type]
+        assert rule.keep_exploring(run.round())
+        assert rule.next_set(run.round()).set == 1
+    assert rule.keep_exploring(run.round()) and rule.next_set(run.round()).set == 2
     # the first group's share: half of 0.6 * 10 = 3; at 2.95 spent the 0.1 set no longer fits
-    agent = stub_agent(spent=2.95)
-    assert rule.keep_exploring(agent) and rule.next_set(agent).set == 2  # type: ignore[arg-type]
+    run = episode(rule)
+    run.spent = 2.95
+    assert rule.keep_exploring(run.round()) and rule.next_set(run.round()).set == 2
     # the last group takes what is left: 6 - 2.95; past it, exploration ends
-    agent.spent = 5.6
-    assert not rule.keep_exploring(agent)  # type: ignore[arg-type]
+    run.spent = 5.6
+    assert not rule.keep_exploring(run.round())
 
 
 @pytest.mark.parametrize(("scale", "offset"), [(1.0, 0.0), (3.0, -7.0), (0.01, 400.0)])
 def test_the_range_tolerance_moves_with_the_objectives_offset_and_scale(
     scale: float, offset: float
 ) -> None:
-    y = np.array([0.0, 0.5, 2.0, 1.0])
-    agent = SimpleNamespace(
-        y=scale * y + offset, spent=5.0, explore_spent=3.0, task=SimpleNamespace(budget=10.0)
-    )
+    observed = observations(spent=5.0, y=scale * np.array([0.0, 0.5, 2.0, 1.0]) + offset)
+    state = ETCState(ucb_bar=np.full(3, np.inf), explore_spent=3.0)
     tolerance = RangeTolerance(alpha0=0.1, halve_spend=0.1)
-    alpha = tolerance.alpha(agent)  # type: ignore[arg-type]
+    alpha = tolerance.alpha(state, observed)
     assert alpha == pytest.approx(0.1 / 4)  # 2.0 spent in exploitation: two halvings of 1.0
-    threshold = tolerance.threshold(agent, scale * 1.5 + offset, alpha)  # type: ignore[arg-type]
+    threshold = tolerance.threshold(observed, scale * 1.5 + offset, alpha)
     assert threshold == pytest.approx(scale * (1.5 - alpha * 2.0) + offset)
     # Algorithm 1's relative tolerance does not: it scales with the offset
-    relative = RelativeTolerance(alpha0=0.1).threshold(agent, 401.5, 0.1)  # type: ignore[arg-type]
+    relative = RelativeTolerance(alpha0=0.1).threshold(observed, 401.5, 0.1)
     assert 401.5 - relative == pytest.approx(40.15)
 
 

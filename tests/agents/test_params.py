@@ -36,11 +36,17 @@ FIXTURE = Path(__file__).parent / "data" / "configured_agent_params.json"
 COSTS = [0.1, 0.2, 1.0]
 #: Agents that cannot be built without a trained model.
 UNBUILDABLE = ("sb3",)
+#: Import paths that published runs name and that no longer import, by the registered name of
+#: the agent they named: the ``fetc_value_bounds`` study named a variant of FETC by the path of
+#: a module removed in 0.3.0.
+MOVED = {"agents.fetc:FETCAgent": "fetc"}
 
 
 def built_params(name: str, **params: Any) -> dict[str, Any]:
     """``params()`` of agent ``name`` built with ``params`` (and :data:`COSTS` if it requires
-    costs and ``params`` has none), through JSON as a run records it."""
+    costs and ``params`` has none), through JSON as a run records it; a :data:`MOVED` path by
+    the name it stands for."""
+    name = MOVED.get(name, name)
     required = getattr(agent_class(name), "required_params", ())
     granted = {"costs": COSTS} if "costs" in required and "costs" not in params else {}
     agent = make_agent(name, **granted, **params)

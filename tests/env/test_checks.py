@@ -33,6 +33,14 @@ def test_an_integer_below_one_is_a_value_error(value: int) -> None:
         checks.check_positive_integers(maxiter=5, n_samples=value)
 
 
+def test_an_optional_positive_integer_may_be_none_and_is_checked_otherwise() -> None:
+    checks.check_optional_positive_integers(batch_limit=None, maxiter=3)
+    with pytest.raises(ValueError, match=r"^maxiter must be a positive integer, got 0"):
+        checks.check_optional_positive_integers(batch_limit=None, maxiter=0)
+    with pytest.raises(TypeError, match=r"^maxiter must be an integer, got 1.5"):
+        checks.check_optional_positive_integers(maxiter=1.5)
+
+
 def test_valid_values_pass_and_come_back_as_python_numbers() -> None:
     checks.check_positive_finite(noise=1e-4, outputscale=np.float64(2.0), lengthscale=3)
     checks.check_positive_integers(n_samples=128, maxiter=np.int32(1))

@@ -12,7 +12,7 @@ import torch
 from torch import Tensor
 
 from agents.acquisition import Bound, ExpectedAcquisition, Posterior, SetOptimizer
-from agents.surrogate import GPSurrogate, Mode
+from agents.surrogate import GPSurrogate, SurrogateMode
 from bocvs_env.problems.distributions import TruncatedNormal
 from bocvs_env.task import Task
 
@@ -288,7 +288,7 @@ def test_a_full_set_starts_from_the_best_training_point(bound: Bound) -> None:
 
 
 @pytest.mark.parametrize("mode", ["fixed", "fitted"])
-def test_maximize_without_data_returns_the_prior_bound(mode: Mode) -> None:
+def test_maximize_without_data_returns_the_prior_bound(mode: SurrogateMode) -> None:
     gp = GPSurrogate(4, mode=mode)  # never fitted: the prior, flat, with no gradient
     acq = ExpectedAcquisition(make_task(), n_samples=8, raw_samples=8)
     priors: tuple[tuple[Bound, float], ...] = (("ucb", 2.0), ("lcb", -2.0), ("mean", 0.0))

@@ -183,7 +183,9 @@ def test_batches_change_neither_a_starts_iterates_nor_its_order(batch_limit: int
     assert together[1] == limited[1]
 
 
-@pytest.mark.parametrize("bad", [0, -1, 1.5])
-def test_a_batch_limit_that_is_not_a_positive_integer_is_refused(bad: object) -> None:
-    with pytest.raises(ValueError, match="batch_limit"):
+@pytest.mark.parametrize(("bad", "error"), [(0, ValueError), (-1, ValueError), (1.5, TypeError)])
+def test_a_batch_limit_that_is_not_a_positive_integer_is_refused(
+    bad: object, error: type[Exception]
+) -> None:
+    with pytest.raises(error, match="batch_limit"):
         batched_lbfgsb(quadratics([]), [np.zeros(1)], batch_limit=bad)  # type: ignore[arg-type]

@@ -1,21 +1,20 @@
 """Exploration by groups of equally sized sets, with elimination: GETC's exploration rule
-(:class:`agents.policies.etc.ETCAgent` with the ``getc`` preset; docs/agents/getc.md).
+(:class:`~agents.policies.etc.agent.ETCAgent` with the ``getc`` preset; docs/agents/getc.md).
 
 Algorithm 1's round-robin (Hoang, Nguyen & Tran, AAAI 2025) spends its exploration on every set
 alike, so the costliest set takes most of it and a cheap set that reaches the best value is
 played as often as one that cannot. ETC-50, the paper's variant of UCB-CVS, explores groups of
 sets of equal size in turn, 50 rounds each, and within a group plays the set of largest
-``max E[u]``: Bayesian optimization within the group rather than a tour of it. That is where it
-beat ETC in the published grid (ackley6 in 12-D: after 10% of the budget its regret was 3.2
-against ETC's 11.6). This rule takes the groups from ETC-50 and changes three things:
+``max E[u]``: Bayesian optimization within the group rather than a tour of it, so a cheap group
+can find the best value before the costly sets are played (docs/agents/getc.md). This rule
+takes the groups from ETC-50 and changes three things:
 
 - the set is chosen by the upper bound of its value, ``U_i = max_x E[g_i] + beta std[g_i]``
   (FETC's bounds of the value, :class:`agents.expected_posterior.ExpectedPosterior`), not by
   ``max E[u]``: ``E[u]`` averages the deviation of ``f`` over the random inputs, so it favours
-  the sets that leave the most uncertain variables random. On levy6 in 12-D (development
-  settings) choosing by ``E[u]`` kept a group on a set that leaves all six relevant variables
-  random, 66 below the best value, and never played the set that reaches it. The query played
-  is a local maximizer of ``E[u]`` from ``U_i``'s maximizer, as Algorithm 1 explores;
+  the sets that leave the most uncertain variables random, whatever their value: a set that
+  leaves every relevant variable random can outrank the set that controls them. The query
+  played is a local maximizer of ``E[u]`` from ``U_i``'s maximizer, as Algorithm 1 explores;
 - a share of the exploration budget per group: each group may spend at most an equal share of
   what exploration has left when it starts (``explore_fraction * budget`` in all), and at most
   ``rounds_per_group`` rounds; a cheap group's unspent share passes to the later groups;
@@ -34,16 +33,15 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, ClassVar
+from typing import ClassVar
 
 import numpy as np
 
-from agents.policies.etc_strategies import ExploreChoice
+from agents.policies.etc.exploration import ExploreChoice
+from agents.policies.etc.port import Observed
+from agents.policies.etc.relevance import RelevanceRule
+from agents.policies.etc.state import Round
 from agents.rules.set_selection import size_groups
-
-if TYPE_CHECKING:
-    from agents.policies.etc import ETCAgent
-    from agents.policies.etc_strategies import RelevanceRule
 
 
 def exploration_groups(
@@ -82,13 +80,15 @@ class GroupedExploration:
     from ``U_i``'s (module docstring).
 
     Args:
+        explore_fraction: the share of the budget exploration may spend, over all groups.
         rounds_per_group: the most rounds a group gets (ETC-50's 50).
         positional_size: the size of a group where every set has the same size (ETC-50's 3).
         eliminate: skip sets whose ``max U_i`` is below the largest ``max E[l]``.
         n_refine: the screened candidates per set whose ``U_i`` is refined by L-BFGS-B
-            (:meth:`~agents.policies.etc.ETCAgent.value_maxima`).
+            (:meth:`~agents.policies.etc.port.ModelPort.value_maxima`).
     """
 
+    explore_fraction: float
     rounds_per_group: int = 50
     positional_size: int = 3
     eliminate: bool = True
@@ -98,47 +98,55 @@ class GroupedExploration:
     #: Exploration decisions are not held: each round is a new query.
     holds: ClassVar[bool] = False
 
-    def start(self, agent: ETCAgent) -> GroupProgress:
+    def start(self, observed: Observed) -> GroupProgress:
         """A fresh episode's progress."""
-        groups = exploration_groups(agent.task.control_sets, agent.task.dim, self.positional_size)
-        return GroupProgress(groups)
+        task = observed.task
+        return GroupProgress(exploration_groups(task.control_sets, task.dim, self.positional_size))
 
-    def keep_exploring(self, agent: ETCAgent) -> bool:
+    def keep_exploring(self, round: Round) -> bool:
         """Whether a group is still open; chooses its next set (for :meth:`next_set`)."""
-        progress: GroupProgress = agent.exploration_state
+        progress = self._progress(round)
         while progress.group < len(progress.groups):
-            chosen = self._choose(agent, progress)
+            chosen = self._choose(round, progress)
             if chosen is not None:
                 progress.chosen = chosen
                 progress.rounds += 1
                 return True
-            progress.advance(agent.spent)
+            progress.advance(round.observed.spent)
         return False
 
-    def next_set(self, agent: ETCAgent) -> ExploreChoice:
-        progress: GroupProgress = agent.exploration_state
+    def next_set(self, round: Round) -> ExploreChoice:
+        progress = self._progress(round)
         if progress.chosen is None:
             raise RuntimeError("next_set before keep_exploring chose a set")
         chosen, progress.chosen = progress.chosen, None
         return chosen
 
-    def _choose(self, agent: ETCAgent, progress: GroupProgress) -> ExploreChoice | None:
+    @staticmethod
+    def _progress(round: Round) -> GroupProgress:
+        progress = round.state.progress
+        if not isinstance(progress, GroupProgress):
+            raise TypeError(f"the state's progress is not a GroupProgress: {progress!r}")
+        return progress
+
+    def _choose(self, round: Round, progress: GroupProgress) -> ExploreChoice | None:
         """The group's next set and its log note, or ``None`` once the group is done: its
         rounds are used, every set is eliminated, or the chosen set's mean cost so far would
         take the group past its share of the budget (a set not yet played always fits)."""
         group = progress.groups[progress.group]
         if progress.rounds >= self.rounds_per_group:
             return None
-        maxima = agent.value_maxima(group, 1.0, self.n_refine)
-        floor = agent.lcb_now() if self.eliminate else -np.inf
+        observed, model = round.observed, round.model
+        maxima = model.value_maxima(group, 1.0, self.n_refine)
+        floor = model.lcb_max() if self.eliminate else -np.inf
         alive = [i for i in group if maxima[i][0] >= floor]
         if not alive:
             return None
         i = max(alive, key=lambda j: maxima[j][0])
-        budget = agent.rules.explore_fraction * agent.task.budget
+        budget = self.explore_fraction * observed.task.budget
         share = (budget - progress.began_at) / (len(progress.groups) - progress.group)
-        cost = float(np.mean(agent.cost_draws[i])) if agent.cost_draws[i] else 0.0
-        if agent.spent - progress.began_at + cost > share:
+        cost = float(np.mean(observed.cost_draws[i])) if observed.cost_draws[i] else 0.0
+        if observed.spent - progress.began_at + cost > share:
             return None
         eliminated = [j for j in group if j not in alive]
         return ExploreChoice(i, {"group": progress.group, "eliminated": eliminated}, maxima[i])

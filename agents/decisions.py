@@ -1,9 +1,0 @@
-"""Deprecated: moved to :mod:`agents.rules.set_selection` (:mod:`agents.deprecation`)."""
-
-from typing import Any
-
-from agents.deprecation import moved_attribute
-
-
-def __getattr__(name: str) -> Any:
-    return moved_attribute(__name__, "agents.rules.set_selection", name)

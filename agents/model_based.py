@@ -1,9 +1,0 @@
-"""Deprecated: moved to :mod:`agents.policies.model_based` (:mod:`agents.deprecation`)."""
-
-from typing import Any
-
-from agents.deprecation import moved_attribute
-
-
-def __getattr__(name: str) -> Any:
-    return moved_attribute(__name__, "agents.policies.model_based", name)

@@ -1,0 +1,268 @@
+"""The rules of the explore-then-commit policy: Algorithm 1's (:class:`ETCRules`), FETC's
+(:class:`FETCRules`) and GETC's (:class:`GETCRules`), and the one place each turns its options
+into the policy's parts (their ``parts()``).
+
+A rule's options are recorded in every run's ``params()`` and in published runs, so they stay
+the plain values a sweep file gives (``allocation="spend"``); ``parts()`` reads them once per
+agent, when it is built.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from dataclasses import dataclass
+from types import MappingProxyType
+from typing import Any, Literal
+
+from agents.config import Rules, check_choice
+from agents.policies.etc.cost_bounds import BernsteinCostBound, CostBound, HoeffdingCostBound
+from agents.policies.etc.exploration import BalancedCycles, Exploration, RoundRobin, SpendBalanced
+from agents.policies.etc.groups import GroupedExploration
+from agents.policies.etc.parts import ETCParts
+from agents.policies.etc.queries import ExploitQuery, ThompsonQuery, UCBQuery
+from agents.policies.etc.relevance import RelevanceRule
+from agents.policies.etc.tolerances import RangeTolerance, RelativeTolerance, Tolerance
+from agents.policies.etc.value_bounds import (
+    AveragedBounds,
+    IntersectedBounds,
+    SetValueBounds,
+    ValueBound,
+)
+from bocvs_env.checks import check_optional_positive_integers, check_positive_integers
+
+
+def check_spend_rules(spend_exponent: float, cost_range: float | None) -> None:
+    """Refuse a spend exponent outside ``[0, 1]`` and a cost range that is not positive and
+    finite (FETC's and GETC's rules share both options)."""
+    if not 0.0 <= spend_exponent <= 1.0:
+        raise ValueError(f"spend_exponent must be in [0, 1], got {spend_exponent!r}")
+    if cost_range is not None and not (math.isfinite(cost_range) and cost_range > 0):
+        raise ValueError(f"cost_range must be positive and finite, got {cost_range!r}")
+
+
+@dataclass(frozen=True)
+class ETCRules(Rules):
+    """Algorithm 1's rules.
+
+    Args:
+        explore_fraction: the share of the budget exploration may spend (the paper: 60%).
+        alpha0: the tolerance at the start of exploitation (the paper: 0.1).
+        halve_every: exploitation rounds (decisions, with a ``hold``) between halvings of
+            ``alpha``; ``None`` is ``d``, as the paper.
+    """
+
+    explore_fraction: float = 0.6
+    alpha0: float = 0.1
+    halve_every: int | None = None
+
+    def __post_init__(self) -> None:
+        if not 0.0 <= self.explore_fraction <= 1.0:
+            raise ValueError(f"explore_fraction must be in [0, 1], got {self.explore_fraction!r}")
+        if not 0.0 <= self.alpha0 < 1.0:
+            raise ValueError(f"alpha0 must be in [0, 1), got {self.alpha0!r}")
+        check_optional_positive_integers(halve_every=self.halve_every)
+
+    def parts(self) -> ETCParts:
+        """The policy's parts: Algorithm 1's."""
+        return ETCParts(
+            RoundRobin(self.explore_fraction),
+            HoeffdingCostBound(),
+            IntersectedBounds(),
+            UCBQuery(logged=False),
+            RelativeTolerance(self.alpha0, self.halve_every),
+        )
+
+
+@dataclass(frozen=True)
+class FETCRules(ETCRules):
+    """ETC's rules and FETC's five switches, each with ETC's behaviour as its other value
+    (:data:`ETC_SWITCHES`); :meth:`parts` turns them into the policy's parts.
+
+    Args:
+        allocation: ``"spend"`` (:class:`~agents.policies.etc.exploration.SpendBalanced`) or
+            ``"count"`` (Algorithm 1's round-robin in whole cycles).
+        spend_exponent: ``p`` of the target shares ``n_i ∝ c_hat_i^(-p)`` (0: counts, 1:
+            spend), used with ``"spend"``.
+        cost_bound: ``"bernstein"`` (:func:`agents.costs.estimates.bernstein_cost_lcb`) or
+            ``"hoeffding"`` (Algorithm 1's ``sqrt(2 log T / n)``).
+        cost_range: the known length of a cost's support for the Bernstein bound; ``None``
+            plugs in each set's observed range (see :func:`agents.costs.estimates.bernstein_width`).
+        value_bounds: ``"integral"``: ``S1`` from this round's bounds of each set's value
+            ``g_i`` (:class:`~agents.policies.etc.exploration.SetValueBounds`); ``"current"``: this
+            round's bounds of ``f`` averaged over the random inputs, ``max E[u]`` and
+            ``max E[l]`` (:class:`~agents.policies.etc.exploration.AveragedBounds`); ``"intersected"``:
+            Algorithm 1's running bars. Both current kinds log ``ucb_checked`` in place of
+            ``s1``, ``ucb_bar`` and ``reset``.
+        relevance: skip redundant sets in exploration
+            (:class:`~agents.policies.etc.exploration.RelevanceRule`).
+        relevance_threshold: the ratio to the largest relevance above which a variable counts.
+        relevance_min_data: observations before relevance is trusted; ``None`` is ``2 d``.
+        relevance_points: the quasi-random inputs (drawn from the variables' distributions)
+            relevance is averaged over.
+        relevance_growth: the relevance is measured again once the GP's training set (at most
+            ``max_data`` points) has grown by this factor since the last measure (``>= 1``; 1
+            measures it at every exploration play).
+        exploit_query: ``"ts"`` (Thompson sampling on the committed set) or ``"ucb"`` (the
+            maximizer of the bound that admitted the set).
+        n_refine: with ``value_bounds="integral"``, the best screened candidates per set whose
+            bound is refined by L-BFGS-B (as :class:`~agents.policies.cost_ei.CostCooledEIAgent`'s).
+    """
+
+    allocation: Literal["spend", "count"] = "spend"
+    spend_exponent: float = 0.5
+    cost_bound: Literal["bernstein", "hoeffding"] = "bernstein"
+    cost_range: float | None = None
+    value_bounds: Literal["integral", "current", "intersected"] = "integral"
+    relevance: bool = True
+    relevance_threshold: float = 0.1
+    relevance_min_data: int | None = None
+    relevance_points: int = 32
+    relevance_growth: float = 1.25
+    exploit_query: Literal["ts", "ucb"] = "ts"
+    n_refine: int = 2
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        check_choice("allocation", self.allocation, ("spend", "count"))
+        check_choice("cost_bound", self.cost_bound, ("bernstein", "hoeffding"))
+        check_choice("value_bounds", self.value_bounds, ("integral", "current", "intersected"))
+        check_choice("exploit_query", self.exploit_query, ("ts", "ucb"))
+        check_spend_rules(self.spend_exponent, self.cost_range)
+        if not 0.0 <= self.relevance_threshold <= 1.0:
+            raise ValueError(
+                f"relevance_threshold must be in [0, 1], got {self.relevance_threshold!r}"
+            )
+        check_optional_positive_integers(relevance_min_data=self.relevance_min_data)
+        if not self.relevance_growth >= 1.0:
+            raise ValueError(f"relevance_growth must be >= 1, got {self.relevance_growth!r}")
+        check_positive_integers(relevance_points=self.relevance_points, n_refine=self.n_refine)
+
+    def parts(self) -> ETCParts:
+        """The parts the switches choose (the one place their option strings are read)."""
+        bounds: dict[str, ValueBound] = {
+            "intersected": IntersectedBounds(),
+            "current": AveragedBounds(),
+            "integral": SetValueBounds(self.n_refine),
+        }
+        value_bound = bounds[self.value_bounds]
+        relevance = (
+            RelevanceRule(
+                self.relevance_threshold,
+                self.relevance_min_data,
+                self.relevance_points,
+                self.relevance_growth,
+            )
+            if self.relevance
+            else None
+        )
+        exploration: Exploration
+        if self.allocation == "spend":
+            exploration = SpendBalanced(self.explore_fraction, self.spend_exponent, relevance)
+        elif relevance is None and value_bound.intersects:
+            exploration = RoundRobin(self.explore_fraction)
+        else:
+            exploration = BalancedCycles(self.explore_fraction, relevance=relevance)
+        cost_bound: CostBound = (
+            HoeffdingCostBound()
+            if self.cost_bound == "hoeffding"
+            else BernsteinCostBound(self.cost_range)
+        )
+        query: ExploitQuery = UCBQuery() if self.exploit_query == "ucb" else ThompsonQuery()
+        tolerance = RelativeTolerance(self.alpha0, self.halve_every)
+        return ETCParts(exploration, cost_bound, value_bound, query, tolerance)
+
+
+#: The switches that turn every FETC component off: FETC with these is ETC (Algorithm 1) with
+#: the same model options (with
+#: :data:`~agents.policies.etc.computation.ETC_EXACT_SETTINGS` too, the ``etc`` preset), up to
+#: its decision log, which names the exploitation query.
+ETC_SWITCHES: Mapping[str, Any] = MappingProxyType(
+    {
+        "allocation": "count",
+        "cost_bound": "hoeffding",
+        "value_bounds": "intersected",
+        "relevance": False,
+        "exploit_query": "ucb",
+    }
+)
+
+#: The rules of FETC with every component switched off: ETC's rules.
+ETC_RULES = FETCRules(**ETC_SWITCHES)
+
+
+@dataclass(frozen=True)
+class GETCRules(ETCRules):
+    """GETC's rules (docs/agents/getc.md): FETC's empirical-Bernstein cost bounds, bounds of
+    each set's value and Thompson-sampling queries, with exploration by groups of equally sized
+    sets, a tolerance on the range of ``y`` halved per spend, and distinct queries in a held
+    decision. Each change has a switch whose other value is FETC's (or Algorithm 1's), for the
+    ablation.
+
+    Args:
+        exploration: ``"groups"`` (:class:`~agents.policies.etc.groups.GroupedExploration`)
+            or ``"spend"`` (FETC's :class:`~agents.policies.etc.exploration.SpendBalanced`).
+        rounds_per_group: the most exploration rounds per group (ETC-50's 50).
+        positional_size: the group size where every set has the same size (ETC-50's 3).
+        eliminate: in exploration, skip sets whose ``max U_i`` is below the largest
+            ``max E[l]``.
+        tolerance: ``"range"`` (:class:`~agents.policies.etc.exploration.RangeTolerance`) or
+            ``"relative"`` (Algorithm 1's, :class:`~agents.policies.etc.exploration.RelativeTolerance`).
+        halve_spend: with ``"range"``, the share of the budget spent in exploitation per
+            halving of ``alpha``.
+        distinct_replays: each play of a held decision is a fresh Thompson query, not a replay.
+        spend_exponent: with ``exploration="spend"``, FETC's ``p``.
+        cost_range: the Bernstein bound's known cost range (``None``: each set's observed).
+        n_refine: the screened candidates per set whose value bound is refined by L-BFGS-B
+            (in exploration's choice of a set, and in exploitation's ``S1``).
+    """
+
+    exploration: Literal["groups", "spend"] = "groups"
+    rounds_per_group: int = 50
+    positional_size: int = 3
+    eliminate: bool = True
+    tolerance: Literal["range", "relative"] = "range"
+    halve_spend: float = 0.1
+    distinct_replays: bool = True
+    spend_exponent: float = 0.5
+    cost_range: float | None = None
+    n_refine: int = 2
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        check_choice("exploration", self.exploration, ("groups", "spend"))
+        check_choice("tolerance", self.tolerance, ("range", "relative"))
+        check_positive_integers(
+            rounds_per_group=self.rounds_per_group,
+            positional_size=self.positional_size,
+            n_refine=self.n_refine,
+        )
+        if not 0.0 < self.halve_spend <= 1.0:
+            raise ValueError(f"halve_spend must be in (0, 1], got {self.halve_spend!r}")
+        check_spend_rules(self.spend_exponent, self.cost_range)
+
+    def parts(self) -> ETCParts:
+        """The parts the switches choose."""
+        exploration: Exploration = (
+            GroupedExploration(
+                self.explore_fraction,
+                self.rounds_per_group,
+                self.positional_size,
+                self.eliminate,
+                self.n_refine,
+            )
+            if self.exploration == "groups"
+            else SpendBalanced(self.explore_fraction, self.spend_exponent)
+        )
+        tolerance: Tolerance = (
+            RangeTolerance(self.alpha0, self.halve_spend)
+            if self.tolerance == "range"
+            else RelativeTolerance(self.alpha0, self.halve_every)
+        )
+        return ETCParts(
+            exploration,
+            BernsteinCostBound(self.cost_range),
+            SetValueBounds(self.n_refine),
+            ThompsonQuery(self.distinct_replays),
+            tolerance,
+        )
