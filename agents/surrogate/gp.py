@@ -29,7 +29,6 @@ The kernel is a product over dimensions, which the acquisition exploits
 
 from __future__ import annotations
 
-import math
 from collections.abc import Sequence
 from typing import Literal, get_args
 
