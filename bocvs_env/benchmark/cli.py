@@ -59,6 +59,7 @@ from typing import TYPE_CHECKING, Any
 
 from bocvs_env.benchmark.config import SWEEP_PRESETS, SweepConfig, preset
 from bocvs_env.benchmark.stats import BOOTSTRAP_SEED, LEVEL, RESAMPLES
+from bocvs_env.experiment.cli import add_experiment_command
 from bocvs_env.numerics import DEFAULT, MODES
 from bocvs_env.registration import problem_listing
 
@@ -702,6 +703,7 @@ def build_parser() -> argparse.ArgumentParser:
                         "with the machine's own)")  # fmt: skip
     verify.add_argument("--workers", type=_positive, help="local processes (default: one per core)")
     verify.set_defaults(func=_cmd_verify, store=DEFAULT_STORE)
+    add_experiment_command(sub)
     return parser
 
 
