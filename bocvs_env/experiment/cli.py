@@ -104,7 +104,7 @@ def _cmd_plot(args: Any) -> int:
     from bocvs_env.experiment.plot import experiment_figure
 
     with _open(args) as exp:
-        fig = experiment_figure(exp.history(), exp._loop.process.maximize, exp.task.name)
+        fig = experiment_figure(exp.history(), exp.maximize, exp.task.name)
     out = args.out or args.store.with_suffix(".png")
     _replace(out, lambda tmp: fig.savefig(tmp, format="png", dpi=100))
     print(f"wrote {out}")

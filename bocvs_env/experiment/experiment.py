@@ -186,6 +186,11 @@ class Experiment:
         return self._loop.task
 
     @property
+    def maximize(self) -> bool:
+        """Whether larger ``y`` is better."""
+        return self._loop.process.maximize
+
+    @property
     def variables(self) -> tuple[Any, ...]:
         """The process's variables (:class:`~bocvs_env.experiment.variables.Variable`)."""
         return self._loop.process.variables
@@ -263,4 +268,4 @@ class Experiment:
         (:class:`bocvs_env.experiment.report.Status`)."""
         from bocvs_env.experiment.report import status_of
 
-        return status_of(self)
+        return status_of(self._loop, self.history(), self.resumed_by)

@@ -173,25 +173,25 @@ def _column(text: str, column: str, where: str) -> list[float]:
     return sorted(values)
 
 
-def _law(k: int, var: Variable, law: Any, read: Callable[[str], str]) -> InputDistribution:
-    where = f"variable[{k}].random"
+def _law_kind(where: str, law: Any) -> str:
+    """The kind of law table ``law``, its keys checked."""
     if not isinstance(law, dict) or law.get("kind") not in KINDS:
-        kind = law.get("kind") if isinstance(law, dict) else law
-        raise _fail(f"{where}.kind", kind, f"must be one of {', '.join(KINDS)}")
-    kind = law["kind"]
+        given = law.get("kind") if isinstance(law, dict) else law
+        raise _fail(f"{where}.kind", given, f"must be one of {', '.join(KINDS)}")
+    kind = str(law["kind"])
     unknown = sorted(set(law) - _LAW_KEYS[kind])
     if unknown:
         raise _fail(f"{where}.{unknown[0]}", law[unknown[0]], f"unknown key of a {kind} law")
     missing = sorted(_LAW_KEYS[kind] - set(law))
     if missing:
         raise _fail(f"{where}.{missing[0]}", None, f"is required by a {kind} law")
-    if kind == "uniform":
-        return Uniform() if not var.log else MappedLaw(var, kind)
-    if kind == "truncnorm":
-        mean, sd = _number(law, "mean", where), _number(law, "sd", where)
-        if sd <= 0:
-            raise _fail(f"{where}.sd", law["sd"], "must be positive")
-        return MappedLaw(var, kind, (mean, sd))
+    return kind
+
+
+def _empirical(
+    where: str, var: Variable, law: dict[str, Any], read: Callable[[str], str]
+) -> MappedLaw:
+    """An empirical law: the measurements of ``law``'s CSV column, inside the bounds."""
     if not isinstance(law["csv"], str) or not isinstance(law["column"], str):
         raise _fail(f"{where}.csv", law["csv"], "csv and column must be strings")
     try:
@@ -202,7 +202,53 @@ def _law(k: int, var: Variable, law: Any, read: Callable[[str], str]) -> InputDi
     outside = [v for v in values if not var.inside(v)]
     if outside:
         raise _fail(f"{where}.csv", outside[0], f"lies outside [{var.low!r}, {var.high!r}]")
-    return MappedLaw(var, kind, tuple(values))
+    return MappedLaw(var, "empirical", tuple(values))
+
+
+def _law(k: int, var: Variable, law: Any, read: Callable[[str], str]) -> InputDistribution:
+    where = f"variable[{k}].random"
+    kind = _law_kind(where, law)
+    if kind == "uniform":
+        return Uniform() if not var.log else MappedLaw(var, kind)
+    if kind == "truncnorm":
+        mean, sd = _number(law, "mean", where), _number(law, "sd", where)
+        if sd <= 0:
+            raise _fail(f"{where}.sd", law["sd"], "must be positive")
+        return MappedLaw(var, kind, (mean, sd))
+    return _empirical(where, var, law, read)
+
+
+def _laws(
+    variables: list[Variable],
+    tables: list[Any],
+    sets: tuple[tuple[int, ...], ...],
+    read: Callable[[str], str],
+) -> tuple[InputDistribution, ...]:
+    """Each variable's law on ``[0, 1]``: its ``random``, or uniform (never drawn) for one that
+    every set controls."""
+    laws: list[InputDistribution] = []
+    for k, (var, table) in enumerate(zip(variables, tables, strict=True)):
+        if "random" in table:
+            laws.append(_law(k, var, table["random"], read))
+        elif any(k not in s for s in sets):
+            raise _fail(f"variable[{k}].random", None, f"{var.name!r} is left to chance by some "
+                        "set, so it needs a law (uniform, truncnorm or empirical)")  # fmt: skip
+        else:
+            laws.append(Uniform())
+    return tuple(laws)
+
+
+def _toml(text: str) -> dict[str, Any]:
+    """The TOML document, its tables checked."""
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as err:
+        raise ProblemFileError(f"not valid TOML: {err}") from None
+    unknown = sorted(set(data) - {"experiment", "variable", "control_sets"})
+    if unknown:
+        raise _fail(unknown[0], data[unknown[0]], "unknown table (known: experiment, variable, "
+                    "control_sets)")  # fmt: skip
+    return data
 
 
 def _control_sets(data: dict[str, Any], names: list[str]) -> tuple[tuple[int, ...], ...]:
@@ -241,14 +287,7 @@ def parse_problem(
     Raises:
         ProblemFileError: for the first mistake, naming the key and the value.
     """
-    try:
-        data = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as err:
-        raise ProblemFileError(f"not valid TOML: {err}") from None
-    unknown = sorted(set(data) - {"experiment", "variable", "control_sets"})
-    if unknown:
-        raise _fail(unknown[0], data[unknown[0]], "unknown table (known: experiment, variable, "
-                    "control_sets)")  # fmt: skip
+    data = _toml(text)
     exp = _experiment(data)
     tables = data.get("variable")
     if not isinstance(tables, list) or not tables:
@@ -259,15 +298,6 @@ def parse_problem(
     if twice is not None:
         raise _fail("variable.name", twice, "names two variables")
     sets = _control_sets(data, names)
-    laws: list[InputDistribution] = []
-    for k, (var, table) in enumerate(zip(variables, tables, strict=True)):
-        if "random" in table:
-            laws.append(_law(k, var, table["random"], read))
-        elif any(k not in s for s in sets):
-            raise _fail(f"variable[{k}].random", None, f"{var.name!r} is left to chance by some "
-                        "set, so it needs a law (uniform, truncnorm or empirical)")  # fmt: skip
-        else:
-            laws.append(Uniform())  # every set controls it: never drawn
     return ProcessSpec(
         name=exp["name"] or default_name,
         budget=exp["budget"],
@@ -275,6 +305,6 @@ def parse_problem(
         maximize=exp["maximize"],
         lower_bound=exp["lower_bound"],
         variables=tuple(variables),
-        distributions=tuple(laws),
+        distributions=_laws(variables, tables, sets, read),
         control_sets=sets,
     )

@@ -4,16 +4,14 @@ plays and spend per control set, the best ``y`` told, and the belief of ``i*``).
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 
 from bocvs_env.experiment.journal import Entry
+from bocvs_env.experiment.loop import Loop
 from bocvs_env.experiment.recommendation import Recommendation, per_set
 from bocvs_env.task import Task
-
-if TYPE_CHECKING:
-    from bocvs_env.experiment.experiment import Experiment
 
 
 def set_label(task: Task, variables: tuple[Any, ...], i: int) -> str:
@@ -96,22 +94,21 @@ class Status:
         return "\n".join(lines)
 
 
-def status_of(exp: Experiment) -> Status:
-    """The :class:`Status` of ``exp``."""
-    history = exp.history()
+def status_of(loop: Loop, history: Any, resumed_by: str) -> Status:
+    """The :class:`Status` of the experiment in ``loop`` with ``history``
+    (:func:`history_frame`)."""
+    task, variables, maximize = loop.task, loop.process.variables, loop.process.maximize
     told = history[history["evaluated"]]
     sets = []
-    for i in range(exp.task.n_sets):
-        mine = told[told["control_set"] == i]
-        top = float(mine["y"].max()) if len(mine) else float("nan")
-        if len(mine) and not exp._loop.process.maximize:
-            top = float(mine["y"].min())
-        sets.append(
-            (set_label(exp.task, exp.variables, i), len(mine), float(mine["cost"].sum()), top)
-        )
-    beliefs = per_set(history, exp.task, exp.variables, exp._loop.process)
-    sign = 1.0 if exp._loop.process.maximize else -1.0
+    for i in range(task.n_sets):
+        ys = told.loc[told["control_set"] == i, "y"]
+        top = float("nan") if ys.empty else float(ys.max() if maximize else ys.min())
+        spend = float(told.loc[told["control_set"] == i, "cost"].sum())
+        sets.append((set_label(task, variables, i), len(ys), spend, top))
+    beliefs = per_set(history, task, variables, loop.process)
+    sign = 1.0 if maximize else -1.0
     best = max(beliefs, key=lambda r: sign * r.expected) if beliefs else None
-    pending = exp.pending.number if exp.pending else None
-    return Status(exp.task.budget, exp.spent, exp.remaining, exp.done, len(told), pending,
-                  sets, beliefs, best, exp.resumed_by)  # fmt: skip
+    pending = loop.pending.number if loop.pending else None
+    ledger = loop.ledger
+    return Status(task.budget, ledger.spent, ledger.remaining, loop.done, len(told), pending,
+                  sets, beliefs, best, resumed_by)  # fmt: skip
