@@ -7,14 +7,16 @@ WAL mode with ``synchronous=FULL``, as the result store (:mod:`bocvs_env.benchma
 is built in a temporary sibling file and linked into place whole, never over an existing file.
 
 The table ``agent_states`` has room for an agent's state after each answer (arrays as an
-``.npz`` without pickles, and JSON), so that an agent that can save and load its state resumes
-without replaying; no built-in agent writes one yet, and every experiment resumes by replay.
+``.npz`` without pickles, and JSON: :meth:`Journal.save_state`, :meth:`Journal.latest_state`),
+so that an agent that can save and load its state may resume without replaying; no built-in
+agent saves one yet, and every experiment resumes by replay.
 Everything read back is data: JSON and numbers, never imported, unpickled or executed.
 """
 
 from __future__ import annotations
 
 import contextlib
+import io
 import json
 import os
 import sqlite3
@@ -198,3 +200,31 @@ class Journal:
                 "INSERT INTO answers VALUES (?, ?, ?, ?, ?, ?)",
                 (a.number, json.dumps(a.measured), a.y, a.cost, int(a.evaluated), _now()),
             )
+
+    def save_state(self, number: int, arrays: dict[str, np.ndarray], meta: dict[str, Any]) -> None:
+        """Keep an agent's state after answer ``number``: numeric ``arrays`` (an ``.npz``
+        without pickles) and JSON ``meta``, in one transaction.
+
+        Raises:
+            ValueError: for an array of objects (it would need a pickle).
+        """
+        buffer = io.BytesIO()
+        for name, array in arrays.items():
+            if np.asarray(array).dtype.hasobject:
+                raise ValueError(f"agent state {name!r}: an array of objects needs a pickle")
+        np.savez(buffer, **arrays)  # type: ignore[arg-type]
+        with self._write() as conn:
+            conn.execute("INSERT OR REPLACE INTO agent_states VALUES (?, ?, ?)",
+                         (number, buffer.getvalue(), json.dumps(meta)))  # fmt: skip
+
+    def latest_state(self) -> tuple[int, dict[str, np.ndarray], dict[str, Any]] | None:
+        """The last state kept (:meth:`save_state`): its answer's number, arrays and meta,
+        loaded without running code (``allow_pickle=False``); ``None`` if none is kept."""
+        row = self._conn.execute(
+            "SELECT number, arrays, meta FROM agent_states ORDER BY number DESC LIMIT 1"
+        ).fetchone()
+        if row is None:
+            return None
+        with np.load(io.BytesIO(row[1]), allow_pickle=False) as npz:
+            arrays = {name: npz[name] for name in npz.files}
+        return int(row[0]), arrays, json.loads(row[2])

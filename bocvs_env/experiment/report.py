@@ -55,8 +55,12 @@ class Status:
     """An experiment's status.
 
     Attributes:
-        budget: the budget. spent: spent. remaining: left. done: whether it ended.
-        tells: evaluated answers. pending: the number of the pending suggestion, if any.
+        budget: the budget, in the cost's units.
+        spent: the cost spent.
+        remaining: what is left of the budget.
+        done: whether the budget has ended the experiment.
+        tells: the number of evaluated answers.
+        pending: the number of the pending suggestion, if any.
         sets: per set: ``(label, plays, spend, best y told or NaN)``.
         beliefs: per played set, its best candidate (:mod:`~bocvs_env.experiment.recommendation`).
         best: the belief of ``i*`` (the best of ``beliefs``), or ``None`` before two answers.

@@ -7,6 +7,7 @@ import sqlite3
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pytest
 
 from bocvs_env.experiment import Experiment, JournalError, TellError
@@ -180,3 +181,30 @@ def test_the_recommendation_is_a_played_set_with_its_interval(
         status = exp.status()
         assert status.best == r and status.tells == 6
         assert "belief of i*" in status.text()
+
+
+def test_an_agent_needing_privileged_knowledge_is_refused(
+    process_file: Path, tmp_path: Path
+) -> None:
+    with pytest.raises(ValueError, match="needs privileged knowledge \\['costs'\\]"):
+        Experiment.create(tmp_path / "j", problem=process_file, agent="ucb-cvs")
+    assert not (tmp_path / "j").exists()
+
+
+def test_an_agent_state_is_kept_as_arrays_and_json(process_file: Path, tmp_path: Path) -> None:
+    with Experiment.create(tmp_path / "j", problem=process_file, agent="random") as exp:
+        assert exp.journal.latest_state() is None
+        s = exp.ask()
+        exp.tell(s, _measured(exp, s), y=1.0, cost=1.0)
+        exp.journal.save_state(
+            1, {"counts": np.arange(3), "bars": np.ones((2, 2))}, {"phase": "explore"}
+        )
+        with pytest.raises(ValueError, match="an array of objects needs a pickle"):
+            exp.journal.save_state(1, {"bad": np.array([{}], dtype=object)}, {})
+    with Experiment.open(tmp_path / "j") as exp:
+        state = exp.journal.latest_state()
+    assert state is not None
+    number, arrays, meta = state
+    assert number == 1 and meta == {"phase": "explore"}
+    np.testing.assert_array_equal(arrays["counts"], np.arange(3))
+    np.testing.assert_array_equal(arrays["bars"], np.ones((2, 2)))
