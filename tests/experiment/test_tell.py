@@ -8,9 +8,13 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+import pandas as pd
 import pytest
 
 from bocvs_env.experiment import Experiment, JournalError, TellError
+from bocvs_env.experiment.loop import Loop
+from bocvs_env.experiment.plot import best_so_far
+from bocvs_env.experiment.process import ProblemSource, build_process
 
 
 def _rows(journal: Path) -> tuple[int, int]:
@@ -208,3 +212,55 @@ def test_an_agent_state_is_kept_as_arrays_and_json(process_file: Path, tmp_path:
     assert number == 1 and meta == {"phase": "explore"}
     np.testing.assert_array_equal(arrays["counts"], np.arange(3))
     np.testing.assert_array_equal(arrays["bars"], np.ones((2, 2)))
+
+
+class _Recorder:
+    """An agent that plays the full set at the middle and keeps the rewards it observes."""
+
+    name = "recorder"
+
+    def reset(self, task: Any, observation: Any, info: Any, seed: int | None = None) -> None:
+        self.task = task
+        self.rewards: list[tuple[float, float]] = []
+
+    def act(self, observation: Any) -> dict[str, Any]:
+        return {"control_set": self.task.n_sets - 1, "x": np.full(self.task.dim, 0.5)}
+
+    def observe(self, action: Any, observation: Any, reward: float, *rest: Any) -> None:
+        self.rewards.append((reward, float(observation["y"][0])))
+
+
+def _seen(text: str, answers: list[float]) -> list[tuple[float, float]]:
+    """What the recorder observes (reward, observation's y) for answers ``y`` of ``text``."""
+    source = ProblemSource("file", "process.toml", text, {"flow.csv": "flow\n2.0\n3.0\n"})
+    agent = _Recorder()
+    loop = Loop(build_process(source, 0), agent, seed=0)
+    for y in answers:
+        loop.ask()
+        loop.apply(loop.check(loop.asked, {}, y, 1.0))
+    return agent.rewards
+
+
+def test_the_agents_maximize_y_above_its_lower_bound(process_file: Path) -> None:
+    text = process_file.read_text()
+    assert _seen(text.replace("maximize = true", "maximize = true\nlower_bound = -1.0"), [2.0]) == [
+        (3.0, 3.0)
+    ]
+    minimize = text.replace("maximize = true", "maximize = false\nlower_bound = -10.0")
+    assert _seen(minimize, [4.0, 2.0]) == [(6.0, 6.0), (8.0, 8.0)]  # -y - (-10)
+
+
+def test_without_a_lower_bound_the_first_answer_sets_it(process_file: Path) -> None:
+    text = process_file.read_text()
+    # The first value -3 gives the bound 2 * -3 = -6, kept for every later answer.
+    assert _seen(text, [-3.0, 1.0]) == [(3.0, 3.0), (7.0, 7.0)]
+    # A positive first value gives the paper's bound, 0.
+    assert _seen(text, [2.0, 5.0]) == [(2.0, 2.0), (5.0, 5.0)]
+
+
+def test_the_plot_draws_the_best_y_so_far() -> None:
+    history = pd.DataFrame({"evaluated": [True, True, False, True], "y": [3.0, 1.0, 9.0, 2.0],
+                            "spent": [1.0, 2.0, 2.0, 4.0]})  # fmt: skip
+    spent, best = best_so_far(history, maximize=True)
+    assert spent.tolist() == [1.0, 2.0, 4.0] and best.tolist() == [3.0, 3.0, 3.0]
+    assert best_so_far(history, maximize=False)[1].tolist() == [3.0, 1.0, 1.0]
