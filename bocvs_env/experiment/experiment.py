@@ -73,13 +73,11 @@ def _build_agent(name: str, params: Mapping[str, Any], defaults: Mapping[str, An
 
 
 class Experiment:
-    """An ask/tell experiment over a journal; build it with :meth:`create` or :meth:`open`.
+    """An ask/tell experiment over a journal; build it with :meth:`create` or :meth:`open`::
 
-    >>> exp = Experiment.create("run.journal", problem="process.toml", agent="etc", seed=0)
-    ... # doctest: +SKIP
-    >>> s = exp.ask()  # s.set_values: what to set; s.leave_random: what to measure
-    ... # doctest: +SKIP
-    >>> exp.tell(s, measured={"flow": 3.2}, y=0.71, cost=1.5)  # doctest: +SKIP
+    exp = Experiment.create("run.journal", problem="process.toml", agent="etc", seed=0)
+    s = exp.ask()  # s.set_values: what to set; s.leave_random: what to measure
+    exp.tell(s, measured={"flow": 3.2, "ph": 6.1}, y=0.71, cost=1.5)
     """
 
     def __init__(
