@@ -193,9 +193,12 @@ class Journal:
         with self._write() as conn:
             told = conn.execute("SELECT 1 FROM answers WHERE number = ?", (a.number,)).fetchone()
             asked = conn.execute("SELECT MAX(number) FROM suggestions").fetchone()[0]
-            if told is not None or asked != a.number:
+            if told is not None:
                 raise JournalError(f"{self.path}: suggestion {a.number} was already answered "
                                    "(by another process?): reopen the journal")  # fmt: skip
+            if asked != a.number:
+                raise JournalError(f"{self.path}: suggestion {a.number} is not the journal's "
+                                   f"last ({asked}): reopen the journal")  # fmt: skip
             conn.execute(
                 "INSERT INTO answers VALUES (?, ?, ?, ?, ?, ?)",
                 (a.number, json.dumps(a.measured), a.y, a.cost, int(a.evaluated), _now()),

@@ -264,3 +264,21 @@ def test_the_plot_draws_the_best_y_so_far() -> None:
     spent, best = best_so_far(history, maximize=True)
     assert spent.tolist() == [1.0, 2.0, 4.0] and best.tolist() == [3.0, 3.0, 3.0]
     assert best_so_far(history, maximize=False)[1].tolist() == [3.0, 1.0, 1.0]
+
+
+def test_two_processes_cannot_both_answer_a_suggestion(process_file: Path, tmp_path: Path) -> None:
+    journal = tmp_path / "j"
+    Experiment.create(journal, problem=process_file, agent="random", seed=0).close()
+    with Experiment.open(journal) as first, Experiment.open(journal) as second:
+        s1, s2 = first.ask(), second.ask()
+        assert (s1.number, s1.control_set, s1.x.tolist()) == (
+            s2.number,
+            s2.control_set,
+            s2.x.tolist(),
+        )
+        first.tell(s1, _measured(first, s1), y=1.0, cost=1.0)
+        with pytest.raises(JournalError, match="suggestion 1 was already answered"):
+            second.tell(s2, _measured(second, s2), y=2.0, cost=1.0)
+    assert _rows(journal) == (1, 1)
+    with Experiment.open(journal) as exp:
+        assert exp.history()["y"].tolist() == [1.0]
