@@ -78,9 +78,17 @@ def test_kill_9_loses_nothing_told(process_file: Path, tmp_path: Path) -> None:
         reference = exp.history()
     assert len(reference) > 500
 
-    journal = tmp_path / "killed.journal"
+    cols = ["number", "control_set", *(c for c in reference.columns[3:-4]), "y", "cost", "spent"]
+
+    def finish(journal: Path) -> None:
+        """Run ``journal``'s loop to its end: the uninterrupted run's history."""
+        run(journal, None)
+        with Experiment.open(journal) as exp:
+            assert exp.history()[cols].equals(reference[cols])
+
     rng = random.Random(0)
-    kills = in_loop = 0
+    kills = in_loop = journals = 0
+    journal = tmp_path / "killed-0.journal"
     while kills < KILLS:
         # Every fourth kill lands while the journal is created or replayed, the others in the
         # loop of asks and tells.
@@ -93,17 +101,16 @@ def test_kill_9_loses_nothing_told(process_file: Path, tmp_path: Path) -> None:
         answers = _answers(journal)
         assert set(told) <= set(answers)  # every tell that returned is kept
         with Experiment.open(journal) as exp:
-            if exp.done:
-                break
-            s = exp.ask()  # the next suggestion after reopening
+            done = exp.done
+            s = None if done else exp.ask()  # the next suggestion after reopening
+        if s is None:  # the loop outran the kills (a fast machine): check it, start another
+            finish(journal)
+            journals += 1
+            journal = tmp_path / f"killed-{journals}.journal"
+            continue
         row = reference[reference["number"] == s.number].iloc[0]
         assert int(row["control_set"]) == s.control_set
         for name, value in s.set_values.items():
             assert row[name] == value
-    assert kills == KILLS, "the loop finished before every kill: lengthen the budget"
     assert in_loop >= KILLS // 2  # most kills interrupted a loop that had told something
-    run(journal, None)
-    with Experiment.open(journal) as exp:
-        resumed = exp.history()
-    cols = ["number", "control_set", *(c for c in reference.columns[3:-4]), "y", "cost", "spent"]
-    assert resumed[cols].equals(reference[cols])
+    finish(journal)
