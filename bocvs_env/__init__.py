@@ -20,6 +20,7 @@ from bocvs_env.registration import ENV_IDS, register_envs  # noqa: E402
 
 if TYPE_CHECKING:
     from bocvs_env.env import BOCVSEnv, EpisodeEndedError
+    from bocvs_env.experiment import Experiment
     from bocvs_env.problems import (
         PROBLEMS,
         CallableObjective,
@@ -42,6 +43,7 @@ __getattr__, __dir__ = lazy_exports(
     {
         "BOCVSEnv": "bocvs_env.env",
         "EpisodeEndedError": "bocvs_env.env",
+        "Experiment": "bocvs_env.experiment",
         "Task": "bocvs_env.task",
         **dict.fromkeys(
             (
@@ -77,6 +79,7 @@ __all__ = [
     "BOCVSEnv",
     "CallableObjective",
     "EpisodeEndedError",
+    "Experiment",
     "GaussianCost",
     "Problem",
     "Task",

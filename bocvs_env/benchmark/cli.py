@@ -65,6 +65,7 @@ from bocvs_env.benchmark.trust import (
     check_recorded_runs,
     check_recorded_sweep,
 )
+from bocvs_env.experiment.cli import add_experiment_command
 from bocvs_env.numerics import DEFAULT, MODES
 from bocvs_env.registration import problem_listing
 
@@ -728,6 +729,7 @@ def build_parser() -> argparse.ArgumentParser:
     verify.add_argument("--workers", type=_positive, help="local processes (default: one per core)")
     add_allow_options(verify)
     verify.set_defaults(func=_cmd_verify, store=DEFAULT_STORE)
+    add_experiment_command(sub)
     return parser
 
 
