@@ -224,7 +224,7 @@ def check_steps(folder: Path) -> None:
     recorded_regret = runs["simple_regret"].to_numpy(np.float64)
     recorded_spent = runs["spent"].to_numpy(np.float64)
     checks = (
-        ("steps", n, evaluations, n == evaluations),
+        ("evaluations", n, evaluations, n == evaluations),
         ("final simple regret", regret, recorded_regret, _close(regret, recorded_regret)),
         ("cost spent", spent, recorded_spent, _close(spent, recorded_spent)),
     )
@@ -233,8 +233,9 @@ def check_steps(folder: Path) -> None:
             i = int(np.argmin(agree))
             row = runs.iloc[i]
             raise DamagedFolderError(
-                f"{folder}: {_describe(row)} has {what} {got[i].item()!r} in {STEPS_FILE}, but "
-                f"{recorded[i].item()!r} in {RUNS_FILE}: its steps were changed or lost"
+                f"{folder}: {_describe(row)}: its steps in {STEPS_FILE} give {what} "
+                f"{got[i].item()!r}, its row in {RUNS_FILE} {recorded[i].item()!r}: its steps "
+                "were changed or lost"
             )
 
 

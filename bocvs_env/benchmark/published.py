@@ -301,21 +301,23 @@ def publish(
 
 
 def _check_target(out: Path) -> None:
-    """Refuse to publish into ``out`` unless it is new, empty or a published folder (it holds
-    nothing but an archive's files), so that publishing replaces nothing else.
+    """Refuse to publish into ``out`` unless it is new, empty or a published folder (its tables
+    and nothing but an archive's files), so that publishing replaces nothing else.
 
     Raises:
-        ValueError: naming the folder and a file of it that no published folder has.
+        ValueError: naming the folder and a file it holds (one no published folder has, if
+            any).
     """
     if out.exists() and not out.is_dir():
         raise ValueError(f"{out} is a file, not a folder to publish into")
-    if not out.exists():
-        return
-    foreign = sorted(p.name for p in out.iterdir() if p.name not in (*ARCHIVE_FILES, MANIFEST_FILE))
-    if foreign:
+    held = sorted(p.name for p in out.iterdir()) if out.exists() else []
+    foreign = [name for name in held if name not in (*ARCHIVE_FILES, MANIFEST_FILE)]
+    tables = (RUNS_FILE, STEPS_FILE, SWEEPS_FILE)
+    if foreign or (held and not all(name in held for name in tables)):
+        name = (foreign or held)[0]
         raise ValueError(
-            f"{out} holds {foreign[0]}, which is not a file of a published folder: publish into "
-            "a new or empty folder, or over a published one"
+            f"{out} holds {name}, but is not a published folder: publish into a new or empty "
+            "folder, or over a published one"
         )
 
 

@@ -312,6 +312,34 @@ def test_publishing_never_drops_published_runs_unless_forced(
     assert len(pd.read_parquet(published / RUNS_FILE)) == 1  # the tiny sweep's seed 0
 
 
+def test_publish_refuses_a_folder_that_is_not_a_published_one(
+    two_agent_store: Path, published: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Publishing replaces a published folder only: an ordinary folder (even one holding just a
+    README.md) or a published one with a file of its own added is refused, and left as it was."""
+    ordinary = tmp_path / "notes"
+    ordinary.mkdir()
+    (ordinary / "README.md").write_text("my notes\n")
+    (published / "notes.txt").write_text("mine\n")
+    for out, name in ((ordinary, "README.md"), (published, "notes.txt")):
+        before = {p.name: p.read_bytes() for p in out.iterdir()}
+        assert main(["publish", "--store", str(two_agent_store), "--out", str(out)]) == 2
+        err = capsys.readouterr().err.strip()
+        assert err == (
+            f"bocvs publish: error: {out} holds {name}, but is not a published folder: publish "
+            "into a new or empty folder, or over a published one"
+        )
+        assert {p.name: p.read_bytes() for p in out.iterdir()} == before
+    (published / "notes.txt").unlink()
+    assert main(["publish", "--store", str(two_agent_store), "--out", str(published)]) == 0
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    assert main(["publish", "--store", str(two_agent_store), "--out", str(empty)]) == 0
+    assert sorted(p.name for p in empty.iterdir()) == [
+        "README.md", "manifest.json", "runs.parquet", "steps.parquet", "sweeps.json"
+    ]  # fmt: skip
+
+
 def test_not_a_published_folder(tmp_path: Path) -> None:
     with pytest.raises(FileNotFoundError, match="not a published folder"):
         PublishedRuns(tmp_path)
