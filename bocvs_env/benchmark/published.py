@@ -156,7 +156,10 @@ python benchmarks/paper_claims.py --data docs/data --sweep grid
 
 or with pandas: `pd.read_parquet("docs/data/runs.parquet")`. Every step of every run is kept
 (the traces are not downsampled); the queries `x` and the noisy observations `y` are not
-published. `sweeps.json` holds the sweeps' configurations by name.
+published. `sweeps.json` holds the sweeps' configurations by name. `manifest.json` holds the
+size and SHA-256 of each of these files, the tables' row counts and each sweep's code versions:
+every `bocvs` command that reads the folder checks it, and each run's steps against its row,
+and refuses a file or a run that differs (an accident or an edit; it is no signature).
 
 The `_<i>` columns run over the control sets `i = 0 ... m - 1` of the widest problem in the
 folder; a problem with fewer sets leaves the others empty.
