@@ -84,7 +84,9 @@ def _row_count(path: Path) -> int:
         raise DamagedFolderError(f"{path} cannot be read as a table: {err}") from None
 
 
-def code_versions(sweeps: Iterable[Any], commits: Iterable[Any], packages: Iterable[Any]) -> dict:
+def code_versions(
+    sweeps: Iterable[Any], commits: Iterable[Any], packages: Iterable[Any]
+) -> dict[str, dict[str, list[str]]]:
     """Per recording sweep, the sorted commits and package versions of its runs (one value
     each per run, in the same order; an empty cell left out)."""
     versions: dict[str, dict[str, set[str]]] = {}
@@ -109,7 +111,9 @@ def manifest_of(folder: Path, written_by: str) -> dict[str, Any]:
             for name in ARCHIVE_FILES
         },
         "rows": {name: _row_count(folder / name) for name in (RUNS_FILE, STEPS_FILE)},
-        "sweeps": code_versions(*(runs[c].to_pylist() for c in runs.column_names)),
+        "sweeps": code_versions(
+            *(runs[c].to_pylist() for c in ("sweep", "git_commit", "package_version"))
+        ),
     }
 
 
@@ -146,12 +150,12 @@ def _check_entry(path: Path, entry: Any) -> None:
     if size != entry.get("bytes"):
         raise DamagedFolderError(
             f"{path} has {size} bytes, its manifest says {entry.get('bytes')}: "
-            "the file was changed or cut short after it was published"
+            "the file (or its manifest) was changed, or the file cut short, since it was published"
         )
     if _sha256(path) != entry.get("sha256"):
         raise DamagedFolderError(
-            f"{path} does not match its manifest's SHA-256: the file was changed after it was "
-            "published"
+            f"{path} does not match its manifest's SHA-256: the file (or its manifest) was "
+            "changed since it was published"
         )
 
 
@@ -194,7 +198,7 @@ def check_steps(folder: Path) -> None:
             final simple regret or cost spent), a run listed twice, steps of no listed run,
             or a table that does not read (naming the file).
     """
-    import pyarrow as pa
+    import pyarrow.compute as pc
 
     columns = ["key", "agent", "problem", "seed", "evaluations", "simple_regret", "g_star", "spent"]
     runs = _read_table(folder / RUNS_FILE, columns).to_pandas()
@@ -205,7 +209,7 @@ def check_steps(folder: Path) -> None:
     steps = _read_table(folder / STEPS_FILE, ["key", "g", "cost"])
     if steps["g"].null_count or steps["cost"].null_count:
         raise DamagedFolderError(f"{folder / STEPS_FILE} has empty cells of g or cost")
-    count_all = pa.compute.CountOptions(mode="all")
+    count_all = pc.CountOptions(mode="all")
     per_run = steps.group_by("key").aggregate(
         [("g", "max"), ("g", "count", count_all), ("cost", "sum")]
     )
