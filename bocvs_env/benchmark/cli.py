@@ -395,10 +395,12 @@ def _cmd_table(args: argparse.Namespace) -> int:
 
 
 def _emit(text: str, out: Path | None) -> int:
-    """Write a report to ``out`` and print its path, or print it; exit status 0."""
+    """Write a report to ``out`` (whole or not at all) and print its path, or print it; exit
+    status 0."""
     if out is not None:
-        out.write_text(text)
-        print(out)
+        from bocvs_env.benchmark.atomic import write_file
+
+        print(write_file(out, lambda tmp: tmp.write_text(text)))
     else:
         print(text)
     return 0
