@@ -74,6 +74,8 @@ def write_file(path: str | Path, write: Callable[[Path], object]) -> Path:
         tmp.unlink(missing_ok=True)
         if disk_full(err):
             raise full_disk_error(path, "the file was left as it was") from err
+        if isinstance(err, OSError) and err.filename == str(tmp):  # named as the user named it
+            raise OSError(err.errno, err.strerror, str(path)) from err
         raise
     _fsync(path.parent)
     return path
@@ -93,7 +95,7 @@ def write_folder(folder: str | Path, write: Callable[[Path], object]) -> Path:
             ``write`` raises, after the temporary folder is removed.
     """
     folder = Path(folder)
-    folder = folder.resolve() if folder.is_symlink() else folder
+    folder = folder.resolve() if folder.is_symlink() or not folder.name else folder
     folder.parent.mkdir(parents=True, exist_ok=True)
     tmp = _sibling(folder, "tmp")
     tmp.mkdir()

@@ -299,8 +299,8 @@ def publish(
         (folder / README_FILE).write_text(_readme(len(per_run), len(per_step)))
         write_manifest(folder, "bocvs publish")
 
-    write_folder(out, write)
-    return [out / name for name in (*ARCHIVE_FILES, MANIFEST_FILE)]
+    folder = write_folder(out, write)
+    return [folder / name for name in (*ARCHIVE_FILES, MANIFEST_FILE)]
 
 
 def _check_target(out: Path) -> None:
