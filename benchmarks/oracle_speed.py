@@ -36,6 +36,7 @@ from threadpoolctl import threadpool_limits
 import bocvs_env  # noqa: F401  (registers the ids)
 from bocvs_env import metrics
 from bocvs_env.benchmark.export import require_pandas
+from bocvs_env.benchmark.manifest import check_folder
 from bocvs_env.benchmark.published import RUNS_FILE
 from bocvs_env.env import BOCVSEnv
 from bocvs_env.goal import ORACLE_VERSION, GoalEvaluator, oracle_values
@@ -72,6 +73,7 @@ def published_settings(folder: Path) -> None:
     """Print, per published (problem, variance) setting, the oracle's CPU seconds and its largest
     difference from the published set maxima (the grid's settings use the default problem
     options)."""
+    check_folder(folder)  # its manifest, as every reader of a published folder checks it
     runs = require_pandas().read_parquet(folder / RUNS_FILE)
     for (problem, variance), rows in runs.groupby(["problem", "variance"]):
         try:

@@ -17,6 +17,7 @@ Examples::
     bocvs leaderboard --data docs/data             # ranks, W/T/L, data profiles (--figure)
     bocvs publish --sweep paper --out docs/data    # the published tables the docs read
     bocvs verify --data docs/data --sample 20      # rerun 20 published runs: identical?
+    bocvs seal docs/data                           # a manifest for an older published folder
     bocvs table --data docs/data --sweep paper     # reports from published tables
 
 A sweep is a preset, a config file (``.toml``/``.json``, see :mod:`bocvs_env.benchmark.config`)
@@ -415,10 +416,12 @@ def _cmd_table(args: argparse.Namespace) -> int:
 
 
 def _emit(text: str, out: Path | None) -> int:
-    """Write a report to ``out`` and print its path, or print it; exit status 0."""
+    """Write a report to ``out`` (whole or not at all) and print its path, or print it; exit
+    status 0."""
     if out is not None:
-        out.write_text(text)
-        print(out)
+        from bocvs_env.benchmark.atomic import write_file
+
+        print(write_file(out, lambda tmp: tmp.write_text(text)))
     else:
         print(text)
     return 0
@@ -578,6 +581,13 @@ def _cmd_publish(args: argparse.Namespace) -> int:
     return 0
 
 
+def _cmd_seal(args: argparse.Namespace) -> int:
+    from bocvs_env.benchmark.manifest import seal
+
+    print(seal(args.folder))
+    return 0
+
+
 def _cmd_verify(args: argparse.Namespace) -> int:
     from bocvs_env.benchmark.executors import LocalExecutor
     from bocvs_env.benchmark.published import open_runs
@@ -707,6 +717,15 @@ def build_parser() -> argparse.ArgumentParser:
         "--force", action="store_true", help="overwrite a folder even if runs it publishes would go"
     )
     publish.set_defaults(func=_cmd_publish)
+    sealing = sub.add_parser(
+        "seal",
+        help="write the manifest of a published folder that has none, trusting its files",
+        description="Write manifest.json for a folder published without one, leaving its "
+        "tables as they are: their bytes are trusted, once they read and every run's steps "
+        "agree with its row.",
+    )
+    sealing.add_argument("folder", type=Path, help="a published folder, e.g. docs/data")
+    sealing.set_defaults(func=_cmd_seal, store=DEFAULT_STORE)
     verify = sub.add_parser(
         "verify",
         help="rerun a sample of published runs: identical, or where they diverge",

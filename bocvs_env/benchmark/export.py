@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from bocvs_env import metrics
+from bocvs_env.benchmark.atomic import write_file
 from bocvs_env.benchmark.store import StoredRun, to_json
 from bocvs_env.benchmark.versions import KEY_DEPENDENCIES
 
@@ -118,16 +119,16 @@ def steps_frame(runs: Sequence[StoredRun], alpha: float = 0.1) -> pd.DataFrame:
 
 
 def write_frame(frame: pd.DataFrame, path: str | Path) -> Path:
-    """Write ``frame`` as ``.csv`` or ``.parquet`` (by the suffix).
+    """Write ``frame`` as ``.csv`` or ``.parquet`` (by the suffix), whole or not at all
+    (:func:`bocvs_env.benchmark.atomic.write_file`: a failure leaves a previous file as it was).
 
     Raises:
         ValueError: for another suffix.
+        OSError: a full disk (``ENOSPC``, naming ``path``).
     """
     path = Path(path)
     if path.suffix == ".csv":
-        frame.to_csv(path, index=False)
-    elif path.suffix == ".parquet":
-        frame.to_parquet(path, index=False)
-    else:
-        raise ValueError(f"export to .csv or .parquet, got {path.name}")
-    return path
+        return write_file(path, lambda tmp: frame.to_csv(tmp, index=False))
+    if path.suffix == ".parquet":
+        return write_file(path, lambda tmp: frame.to_parquet(tmp, index=False))
+    raise ValueError(f"export to .csv or .parquet, got {path.name}")

@@ -9,7 +9,12 @@ without the SQLite store and without rerunning.
   privileged noiseless value ``g`` (every step, not downsampled: that is all the figures, tables
   and comparisons read; the queries ``x`` and the noisy ``y`` are left out to keep it small);
 - ``sweeps.json``: the recorded sweeps' configurations by name;
-- ``README.md``: what every column means (from :data:`RUN_COLUMNS` and :data:`STEP_COLUMNS`).
+- ``README.md``: what every column means (from :data:`RUN_COLUMNS` and :data:`STEP_COLUMNS`);
+- ``manifest.json``: the size and SHA-256 of each of these files, the tables' row counts and
+  each sweep's code versions (:mod:`bocvs_env.benchmark.manifest`), which every reader checks.
+
+The folder is written whole or not at all (:func:`bocvs_env.benchmark.atomic.write_folder`):
+a failed publish leaves the previous folder exactly as it was.
 
 :class:`PublishedRuns` reads such a folder back into :class:`~bocvs_env.benchmark.store.StoredRun`
 objects with the same figures (``x`` has no columns and ``y`` is NaN), so ``bocvs table``,
@@ -29,8 +34,20 @@ from typing import Any
 
 import numpy as np
 
+from bocvs_env.benchmark.atomic import write_folder
 from bocvs_env.benchmark.config import CONFIG_VERSION, RunConfig, SweepConfig
 from bocvs_env.benchmark.export import PROVENANCE_COLUMNS, require_pandas, runs_frame
+from bocvs_env.benchmark.manifest import (
+    ARCHIVE_FILES,
+    MANIFEST_FILE,
+    README_FILE,
+    RUNS_FILE,
+    STEPS_FILE,
+    SWEEPS_FILE,
+    check_folder,
+    check_sweeps_file,
+    write_manifest,
+)
 from bocvs_env.benchmark.panels import Panel
 from bocvs_env.benchmark.runner import RunResult
 from bocvs_env.benchmark.selection import RunFilter
@@ -42,11 +59,6 @@ from bocvs_env.benchmark.versions import (
     check_one_version,
 )
 from bocvs_env.evaluation import EpisodeRecord
-
-RUNS_FILE = "runs.parquet"
-STEPS_FILE = "steps.parquet"
-SWEEPS_FILE = "sweeps.json"
-README_FILE = "README.md"
 
 #: ``runs.parquet``'s columns; ``<i>`` stands for a control set's index (0 ... m-1).
 RUN_COLUMNS: dict[str, str] = {
@@ -144,7 +156,10 @@ python benchmarks/paper_claims.py --data docs/data --sweep grid
 
 or with pandas: `pd.read_parquet("docs/data/runs.parquet")`. Every step of every run is kept
 (the traces are not downsampled); the queries `x` and the noisy observations `y` are not
-published. `sweeps.json` holds the sweeps' configurations by name.
+published. `sweeps.json` holds the sweeps' configurations by name. `manifest.json` holds the
+size and SHA-256 of each of these files, the tables' row counts and each sweep's code versions:
+every `bocvs` command that reads the folder checks it, and each run's steps against its row,
+and refuses a file or a run that differs (an accident or an edit; it is no signature).
 
 The `_<i>` columns run over the control sets `i = 0 ... m - 1` of the widest problem in the
 folder; a problem with fewer sets leaves the others empty.
@@ -253,8 +268,10 @@ def publish(
 
     Raises:
         ValueError: if there are no runs, a column is not documented in :data:`RUN_COLUMNS`,
-            or (unless ``force``) the folder already publishes runs that ``runs`` lack, which
-            writing would drop; before anything is written.
+            the folder holds a file that is not of a published folder, or (unless ``force``)
+            it already publishes runs that ``runs`` lack, which writing would drop; before
+            anything is written.
+        OSError: a full disk (``ENOSPC``, naming the folder, which is left as it was).
         MixedVersionsError: a sweep, or else an agent, whose runs are of several code versions
             or modes (unless ``allow_mixed``), naming it; before anything is written.
     """
@@ -265,21 +282,46 @@ def publish(
                       allow_mixed)  # fmt: skip
     check_each_agent(runs, allow_mixed)
     out = Path(out_dir)
+    _check_target(out)
     if not force:
         _check_nothing_dropped(out, runs)
-    out.mkdir(parents=True, exist_ok=True)
     per_run = runs_frame(runs)
     undocumented = [c for c in per_run.columns if not _documented(c)]
     if undocumented:
         raise ValueError(f"columns without a description in RUN_COLUMNS: {undocumented}")
     per_step = steps_table(runs)
-    paths = [out / RUNS_FILE, out / STEPS_FILE, out / SWEEPS_FILE, out / README_FILE]
-    per_run.to_parquet(paths[0], index=False, compression="zstd")
-    per_step.to_parquet(paths[1], index=False, compression="zstd")
     configs = {name: s.to_dict() for name, s in published.items()}
-    paths[2].write_text(json.dumps(configs, indent=1, sort_keys=True) + "\n")
-    paths[3].write_text(_readme(len(per_run), len(per_step)))
-    return paths
+
+    def write(folder: Path) -> None:
+        per_run.to_parquet(folder / RUNS_FILE, index=False, compression="zstd")
+        per_step.to_parquet(folder / STEPS_FILE, index=False, compression="zstd")
+        (folder / SWEEPS_FILE).write_text(json.dumps(configs, indent=1, sort_keys=True) + "\n")
+        (folder / README_FILE).write_text(_readme(len(per_run), len(per_step)))
+        write_manifest(folder, "bocvs publish")
+
+    folder = write_folder(out, write)
+    return [folder / name for name in (*ARCHIVE_FILES, MANIFEST_FILE)]
+
+
+def _check_target(out: Path) -> None:
+    """Refuse to publish into ``out`` unless it is new, empty or a published folder (its tables
+    and nothing but an archive's files), so that publishing replaces nothing else.
+
+    Raises:
+        ValueError: naming the folder and a file it holds (one no published folder has, if
+            any).
+    """
+    if out.exists() and not out.is_dir():
+        raise ValueError(f"{out} is a file, not a folder to publish into")
+    held = sorted(p.name for p in out.iterdir()) if out.exists() else []
+    foreign = [name for name in held if name not in (*ARCHIVE_FILES, MANIFEST_FILE)]
+    tables = (RUNS_FILE, STEPS_FILE, SWEEPS_FILE)
+    if foreign or (held and not all(name in held for name in tables)):
+        name = (foreign or held)[0]
+        raise ValueError(
+            f"{out} holds {name}, but is not a published folder: publish into a new or empty "
+            "folder, or over a published one"
+        )
 
 
 def _check_nothing_dropped(out: Path, runs: Sequence[StoredRun]) -> None:
@@ -291,7 +333,13 @@ def _check_nothing_dropped(out: Path, runs: Sequence[StoredRun]) -> None:
     if not (out / RUNS_FILE).is_file():
         return
     pd = require_pandas()
-    held = set(pd.read_parquet(out / RUNS_FILE, columns=["key"])["key"])
+    try:
+        held = set(pd.read_parquet(out / RUNS_FILE, columns=["key"])["key"])
+    except (OSError, ValueError) as err:  # Arrow's errors are of these kinds
+        raise ValueError(
+            f"{out / RUNS_FILE} cannot be read ({err}), so what publishing over it would drop "
+            "is not known: pass --force to replace it"
+        ) from None
     dropped = held - {r.key for r in runs}
     if dropped:
         raise ValueError(
@@ -396,10 +444,13 @@ def _stored_run(row: Mapping[str, Any], steps: Any) -> StoredRun:
 
 
 class PublishedRuns:
-    """A published folder (see the module docstring), read like a result store.
+    """A published folder (see the module docstring), read like a result store, once it has
+    passed :func:`~bocvs_env.benchmark.manifest.check_folder` (its manifest, and every run's
+    steps against its row).
 
     Raises:
-        FileNotFoundError: if ``path`` lacks one of the files.
+        FileNotFoundError: if ``path`` lacks one of the tables.
+        DamagedFolderError: naming the file or the run that fails the checks.
     """
 
     def __init__(self, path: str | Path) -> None:
@@ -407,6 +458,7 @@ class PublishedRuns:
         missing = [f for f in (RUNS_FILE, STEPS_FILE, SWEEPS_FILE) if not (self.path / f).is_file()]
         if missing:
             raise FileNotFoundError(f"{self.path} is not a published folder: no {missing}")
+        check_folder(self.path)
 
     def __enter__(self) -> PublishedRuns:
         return self
@@ -418,14 +470,17 @@ class PublishedRuns:
         """The published sweeps by name.
 
         Raises:
-            ValueError: if the file is not JSON, naming it.
+            ValueError: naming the file (and the sweep) if it is not JSON or a sweep's
+                configuration is not one.
         """
-        path = self.path / SWEEPS_FILE
-        try:
-            data = json.loads(path.read_text())
-        except json.JSONDecodeError as err:
-            raise ValueError(f"{path} is not valid JSON: {err}") from None
-        return {name: SweepConfig.from_dict(cfg) for name, cfg in sorted(data.items())}
+        data = check_sweeps_file(self.path)
+        sweeps = {}
+        for name, cfg in sorted(data.items()):
+            try:
+                sweeps[name] = SweepConfig.from_dict(cfg)
+            except (ValueError, TypeError, KeyError) as err:
+                raise ValueError(f"{self.path / SWEEPS_FILE}: sweep {name!r}: {err}") from None
+        return sweeps
 
     @functools.cached_property
     def _current_keys(self) -> dict[str, str]:

@@ -39,6 +39,7 @@ from typing import Any
 import numpy as np
 
 import bocvs_env
+from bocvs_env.benchmark.atomic import disk_full
 from bocvs_env.benchmark.config import RunConfig, SweepConfig
 from bocvs_env.benchmark.runner import RunResult, utc_now
 from bocvs_env.evaluation import EpisodeRecord
@@ -214,6 +215,8 @@ def _check_schema(path: Path) -> None:
         finally:
             conn.close()
     except sqlite3.DatabaseError as err:
+        if not _damage(err):  # e.g. a full disk that leaves no room for the log's index
+            raise
         raise StoreError(f"{path} is a damaged bocvs result store: {err}") from err
     if marker.get("format") != FORMAT_NAME or not _TABLES <= tables:
         raise StoreError(f"{path} claims to be a bocvs result store but lacks its tables")
@@ -274,6 +277,13 @@ def _create(path: Path) -> None:
         tmp.unlink(missing_ok=True)
 
 
+def _damage(err: sqlite3.DatabaseError) -> bool:
+    """Whether SQLite's error says the file is damaged or not a database (rather than that it
+    could not be read: a full disk, a lock, permissions)."""
+    name = getattr(err, "sqlite_errorname", "") or ""
+    return not name or name.startswith(("SQLITE_CORRUPT", "SQLITE_NOTADB", "SQLITE_FORMAT"))
+
+
 def _access_error(path: Path, err: sqlite3.Error, doing: str) -> Exception:
     """The one-line error of a failed SQLite call on the store at ``path``."""
     name = getattr(err, "sqlite_errorname", "") or ""
@@ -286,6 +296,12 @@ def _access_error(path: Path, err: sqlite3.Error, doing: str) -> Exception:
         return StoreAccessError(
             f"cannot {doing} the result store {path}: {err} (another process holds its lock); "
             "try again when it is done"
+        )
+    if disk_full(err) or name == "SQLITE_IOERR_SHMSIZE":  # no room for the log's index
+        return StoreAccessError(
+            f"cannot {doing} the result store {path}: the disk is full ({err}); the store is "
+            "not damaged, nothing was half-written and the runs recorded so far are kept: free "
+            "space and try again (bocvs run resumes where it stopped)"
         )
     if name.startswith(("SQLITE_FULL", "SQLITE_IOERR")):
         return StoreAccessError(

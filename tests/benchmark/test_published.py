@@ -17,6 +17,7 @@ from bench_helpers import at_commit, tiny_sweep
 
 from bocvs_env.benchmark.cli import main
 from bocvs_env.benchmark.compare import compare_runs
+from bocvs_env.benchmark.manifest import seal
 from bocvs_env.benchmark.published import (
     RUNS_FILE,
     STEP_COLUMNS,
@@ -125,11 +126,11 @@ def test_a_store_refuses_published_runs_of_another_version_before_any_write(
 def test_a_damaged_folder_is_named_in_one_line(published: Path) -> None:
     runs = pd.read_parquet(published / RUNS_FILE)
     runs.drop(columns=["problem_config"]).to_parquet(published / RUNS_FILE, index=False)
+    with pytest.raises(ValueError, match=r"runs\.parquet has \d+ bytes, its manifest says"):
+        PublishedRuns(published)
+    seal(published)  # its manifest recomputed: the table is still refused
     with pytest.raises(ValueError, match=r"runs.parquet lacks the columns \['problem_config'\]"):
         PublishedRuns(published).runs()
-    (published / "sweeps.json").write_text('{"tiny": {')
-    with pytest.raises(ValueError, match=r"sweeps\.json is not valid JSON"):
-        PublishedRuns(published).sweeps()
 
 
 @pytest.mark.parametrize(
@@ -292,6 +293,7 @@ def test_a_tampered_row_is_refused(published: Path) -> None:
     runs = pd.read_parquet(published / RUNS_FILE)
     runs.loc[0, "seed"] = 99
     runs.to_parquet(published / RUNS_FILE, index=False)
+    seal(published)  # its manifest recomputed, as a forger would
     with pytest.raises(ValueError, match="does not match its key"):
         PublishedRuns(published).runs()
 
@@ -308,6 +310,34 @@ def test_publishing_never_drops_published_runs_unless_forced(
     assert (published / RUNS_FILE).read_bytes() == before  # nothing written
     assert main([*fewer, "--force"]) == 0
     assert len(pd.read_parquet(published / RUNS_FILE)) == 1  # the tiny sweep's seed 0
+
+
+def test_publish_refuses_a_folder_that_is_not_a_published_one(
+    two_agent_store: Path, published: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Publishing replaces a published folder only: an ordinary folder (even one holding just a
+    README.md) or a published one with a file of its own added is refused, and left as it was."""
+    ordinary = tmp_path / "notes"
+    ordinary.mkdir()
+    (ordinary / "README.md").write_text("my notes\n")
+    (published / "notes.txt").write_text("mine\n")
+    for out, name in ((ordinary, "README.md"), (published, "notes.txt")):
+        before = {p.name: p.read_bytes() for p in out.iterdir()}
+        assert main(["publish", "--store", str(two_agent_store), "--out", str(out)]) == 2
+        err = capsys.readouterr().err.strip()
+        assert err == (
+            f"bocvs publish: error: {out} holds {name}, but is not a published folder: publish "
+            "into a new or empty folder, or over a published one"
+        )
+        assert {p.name: p.read_bytes() for p in out.iterdir()} == before
+    (published / "notes.txt").unlink()
+    assert main(["publish", "--store", str(two_agent_store), "--out", str(published)]) == 0
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    assert main(["publish", "--store", str(two_agent_store), "--out", str(empty)]) == 0
+    assert sorted(p.name for p in empty.iterdir()) == [
+        "README.md", "manifest.json", "runs.parquet", "steps.parquet", "sweeps.json"
+    ]  # fmt: skip
 
 
 def test_not_a_published_folder(tmp_path: Path) -> None:
@@ -446,11 +476,18 @@ def test_runs_recorded_under_an_older_config_version_are_read(
 
     before = PublishedRuns(published).runs()
     runs = pd.read_parquet(published / RUNS_FILE)
-    runs["key"] = [r.config.key(CONFIG_VERSION - 1) for r in before]
+    old_keys = {r.key: r.config.key(CONFIG_VERSION - 1) for r in before}
+    runs["key"] = runs["key"].map(old_keys)
     runs.to_parquet(published / RUNS_FILE, index=False)
+    steps = pd.read_parquet(published / STEPS_FILE)
+    steps["key"] = steps["key"].astype(str).map(old_keys)
+    steps.to_parquet(published / STEPS_FILE, index=False)
+    seal(published)  # as a folder published then would be
     source = PublishedRuns(published)
     again = source.runs()
     assert [r.config for r in again] == [r.config for r in before]
+    for a, b in zip(again, before, strict=True):
+        np.testing.assert_array_equal(a.record.g, b.record.g)
     assert [r.key for r in again] == [r.key for r in before]  # today's keys
     assert len(source.runs(recorded_sweep(source, "tiny").keys())) == 2
     capsys.readouterr()

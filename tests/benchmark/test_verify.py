@@ -12,6 +12,7 @@ import pytest
 from bench_helpers import tamper_published
 
 from bocvs_env.benchmark.cli import main
+from bocvs_env.benchmark.manifest import seal
 from bocvs_env.benchmark.published import STEPS_FILE
 from bocvs_env.benchmark.store import ResultStore, StoredRun
 from bocvs_env.benchmark.verify import Check, first_divergence, select_runs, verdict_agreement
@@ -67,6 +68,7 @@ def test_verify_reruns_a_published_folder_and_finds_a_tampered_step(
     row = steps.index[(steps["key"].astype(str) == first) & (steps["step"] == 2)][0]
     steps.loc[row, "g"] += 1e-12
     steps.to_parquet(out / STEPS_FILE, index=False)
+    seal(out)  # a forger's edit that agrees with the runs' rows, its manifest recomputed
     capsys.readouterr()
     argv = ["verify", "--data", str(out), "--sample", "2", "--numerics", "fast", "--workers", "1"]
     assert main(argv) == 1
