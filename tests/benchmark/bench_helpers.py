@@ -13,6 +13,7 @@ import torch
 
 from bocvs_env.benchmark.config import RunConfig, SweepConfig
 from bocvs_env.benchmark.executors import execute
+from bocvs_env.benchmark.manifest import seal
 from bocvs_env.benchmark.published import RUNS_FILE, STEPS_FILE
 from bocvs_env.benchmark.runner import RunResult
 from bocvs_env.benchmark.store import StoredRun
@@ -106,8 +107,8 @@ def at_commit(result: RunResult, commit: str) -> RunResult:
 
 def tamper_published(folder: Path, **columns: Any) -> RunConfig:
     """Set columns of the first run of a published ``folder`` (``agent_params`` a dict), its
-    key recomputed in the runs' and the steps' tables, as a forger would (a key is a plain
-    digest of the configuration); the run's new configuration."""
+    key recomputed in the runs' and the steps' tables and the folder's manifest rewritten, as a
+    forger would (a key and the manifest are plain digests); the run's new configuration."""
     runs = pd.read_parquet(folder / RUNS_FILE)
     steps = pd.read_parquet(folder / STEPS_FILE)
     steps["key"] = steps["key"].astype(str)
@@ -125,4 +126,5 @@ def tamper_published(folder: Path, **columns: Any) -> RunConfig:
     runs.loc[0, "key"] = config.key()
     runs.to_parquet(folder / RUNS_FILE, index=False)
     steps.astype({"key": "category"}).to_parquet(folder / STEPS_FILE, index=False)
+    seal(folder)
     return config
