@@ -17,18 +17,21 @@ from __future__ import annotations
 
 import hashlib
 import importlib.util
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import Any, Protocol
 
 from bocvs_env.agent_registration import base_name, is_import_path
-
-if TYPE_CHECKING:
-    from bocvs_env.benchmark.config import SweepConfig
-    from bocvs_env.benchmark.store import ResultStore
+from bocvs_env.benchmark.config import SweepConfig
 
 #: The provenance field that holds an outside agent's source.
 SOURCE_FIELD = "agent_source"
+
+
+class HasProvenances(Protocol):
+    """What :func:`check_agent_sources` reads: a result store."""
+
+    def provenances(self, keys: Iterable[str] | None = None) -> list[dict[str, Any]]: ...
 
 
 def agent_source(agent: str) -> dict[str, str] | None:
@@ -55,7 +58,7 @@ def agent_source(agent: str) -> dict[str, str] | None:
     return {"agent": agent, "file": spec.origin, "sha256": digest}
 
 
-def check_agent_sources(sweep: SweepConfig, store: ResultStore) -> None:
+def check_agent_sources(sweep: SweepConfig, store: HasProvenances) -> None:
     """Refuse to resume a sweep's runs of an outside agent whose module changed since they were
     stored in ``store``.
 
@@ -79,6 +82,6 @@ def check_agent_sources(sweep: SweepConfig, store: ResultStore) -> None:
         raise ValueError(
             f"agent {agent!r}: {now[agent]['file']} changed since {n} of its stored runs were "
             f"made (sha256 now {now[agent]['sha256'][:12]}), and they would be reused as they "
-            f"are: run the edited agent into a fresh --store, or name it apart with a variant "
-            f"label ({base_name(agent)}@v2); its old runs stay in the store"
+            f"are: run the edited agent into a fresh --store, or name it apart with a new "
+            f"variant label (--agents {base_name(agent)}@NEW); its old runs stay in the store"
         )

@@ -33,7 +33,9 @@ def test_an_edited_outside_agent_is_refused_not_reused(
     assert main(argv) == 2
     err = capsys.readouterr().err
     assert len(err.strip().splitlines()) == 1 and str(module) in err
-    assert "changed since 1 of its stored runs" in err and "--store" in err and "@v2" in err
+    assert (
+        "changed since 1 of its stored runs" in err and "--store" in err and f"{agent}@NEW" in err
+    )
     with ResultStore(store, create=False) as opened:
         assert len(opened) == 1  # the old run is kept
 
