@@ -49,7 +49,7 @@ from scipy.stats import rankdata
 
 from bocvs_env import metrics
 from bocvs_env.agent_registration import base_name, is_import_path
-from bocvs_env.benchmark.compare import compare_runs, tally, wtl
+from bocvs_env.benchmark.compare import compare_runs, counted, tally, wtl
 from bocvs_env.benchmark.panels import Panel
 from bocvs_env.benchmark.store import StoredRun
 from bocvs_env.evaluation import EpisodeRecord
@@ -325,11 +325,6 @@ reached on it up to the regret before any evaluation, `g*` (see
 `bocvs_env.benchmark.leaderboard`). Higher and further left is better."""
 
 
-def _count(n: int, noun: str) -> str:
-    """``"1 panel"``, ``"3 panels"``."""
-    return f"{n} {noun}" + ("" if n == 1 else "s")
-
-
 def leaderboard_markdown(
     groups: Sequence[Group], head: str, figure: str | None = None, baselines: bool = False
 ) -> str:
@@ -356,7 +351,7 @@ def _group_markdown(n: int, g: Group) -> str:
     )
     vs = g.best or "best baseline"
     lines = [
-        f"## Group {n}: {_count(len(g.agents), 'agent')} on {_count(len(g.panels), 'panel')}",
+        f"## Group {n}: {counted(len(g.agents), 'agent')} on {counted(len(g.panels), 'panel')}",
         "",
         f"Panels: {'; '.join(p.title() for p in g.panels)}; {_seeds_text(g.seeds)}. {best}",
         "",
@@ -391,7 +386,7 @@ def save_profile_figure(groups: Sequence[Group], path: str | Path) -> Path:
             style = {"color": colors[(2 * i) % 20 + (i // 10) % 2], "ls": "-" if i < 10 else "--"}
             ax.step(PROFILE_GRID, g.profile[a], where="post", label=a, **style)
         ax.set_title(
-            f"group {k}: {_count(len(g.agents), 'agent')}, {_count(len(g.panels), 'panel')}"
+            f"group {k}: {counted(len(g.agents), 'agent')}, {counted(len(g.panels), 'panel')}"
         )
         ax.set_xlabel("cost spent / budget")
         ax.set_ylabel("fraction of (panel, seed, target) reached")
