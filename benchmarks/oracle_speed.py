@@ -11,8 +11,8 @@ old tree serve as references: ``tests/env/data/family_oracles.json``).
 
 With ``--published docs/data``, it measures instead the oracle of every (problem, variance)
 setting of the published runs, each against the set maxima recorded there (largest absolute
-difference); the plant and airfoil settings are skipped unless ``BOCVS_DATA_DIR`` names their
-data.
+difference); the plant and airfoil settings read the data files shipped with the package (or
+``BOCVS_DATA_DIR``).
 
 Run: ``nice -n 15 python benchmarks/oracle_speed.py --out /tmp/oracles.json``; to measure another
 tree, put its ``bocvs_env`` first on ``PYTHONPATH``.
@@ -78,8 +78,8 @@ def published_settings(folder: Path) -> None:
     for (problem, variance), rows in runs.groupby(["problem", "variance"]):
         try:
             ev = GoalEvaluator(make_problem(problem, variance=variance))
-        except FileNotFoundError:
-            print(f"{problem} variance {variance}: skipped (no data; set BOCVS_DATA_DIR)")
+        except FileNotFoundError as err:
+            print(f"{problem} variance {variance}: skipped ({err})")
             continue
         t0 = time.process_time()
         set_max = oracle_values(ev, use_cache=False)

@@ -72,7 +72,7 @@ def _row(p: ProblemInfo) -> list[str]:
     presets = [f"`{i}` ({', '.join(f'{v}' for v in kw.values())} costs)"
                for i, (name, kw) in PRESET_IDS.items() if name == p.name]  # fmt: skip
     ids = ", ".join([f"`bocvs/{p.env_name}-v{VERSION}`", *presets])
-    data = " (needs data)" if p.needs_data else ""
+    data = " (data shipped)" if p.needs_data else ""
     d = 1 + max(max(s) for s in p.control_sets)
     cost_sets = [c for c, means in COST_SETS.items() if len(means) == len(p.control_sets)]
     return [f"`{p.name}`", ids, p.description + data, str(d), f"{p.default_budget:g}",

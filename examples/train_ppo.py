@@ -12,7 +12,10 @@ the shipped model (``neural-af``), ETC and random, on the same seeds.
 
 By default PPO trains 1,024 steps on the rotated Hartmann-3 training functions and every agent
 plays 3 test functions (a few minutes on two cores; too short to learn much: it shows the
-loop); ``--full`` trains as the shipped model was trained (8,192 steps on both families'
+loop). It keeps the last weights: 1,024 steps move the actor's logits too little to change its
+choice on any validation function, so model selection would score the trained policy exactly as
+its untrained start and keep that (the earliest among ties), and "trained" would be untrained.
+``--full`` trains as the shipped model was trained (8,192 steps on both families'
 training functions, the weights kept by validation on 30 held-out training functions per
 family) and tests on 20 functions; ``--smoke`` is a seconds-long check that it runs
 (what the tests run). Progress goes to stderr, the table to stdout::
@@ -48,7 +51,7 @@ from bocvs_env.metrics import summarize
 #: The default setting, the shipped model's training (``--full``) and a check that the script
 #: runs (``--smoke``); flags given explicitly win.
 QUICK = {"train_ids": "bocvs/RotatedHartmann3Family-Train-v1", "total_timesteps": 1_024,
-         "n_envs": 2, "n_steps": 128, "validation_functions": 10, "eval_episodes": 3}  # fmt: skip
+         "n_envs": 2, "n_steps": 128, "validation_functions": 0, "eval_episodes": 3}  # fmt: skip
 FULL = {"train_ids": FAMILY_TRAIN_IDS, "total_timesteps": TrainConfig.total_timesteps,
         "n_envs": TrainConfig.n_envs, "n_steps": TrainConfig.n_steps,
         "validation_functions": TrainConfig.validation_functions, "eval_episodes": 20}  # fmt: skip
@@ -71,7 +74,7 @@ class Args:
     n_envs: int = int(QUICK["n_envs"])
     n_steps: int = int(QUICK["n_steps"])
     #: Validation functions per training id (training-split functions the training never
-    #: draws); the weights that score best on them are kept.
+    #: draws); the weights that score best on them are kept (0: the last weights).
     validation_functions: int = int(QUICK["validation_functions"])
     eval_episodes: int = int(QUICK["eval_episodes"])
     eval_seed: int = 100_000
@@ -120,11 +123,29 @@ def report(results: dict[str, list[dict]]) -> None:
         print(f"{name:>10}" + "".join(f"{c:>28}" for c in cells))
     seeds = sorted({r["function_seed"] for rows in results.values() for r in rows})
     print(f"test function seeds: {seeds}")
+    print(verdict(results))
     print(
         "What to look for: 'trained' is the policy this run trained (GP-UCB over the "
         "candidates at the start, adapted by PPO), 'neural-af' the shipped one "
         "(benchmarks/neural_af_eval.py compares it on 20 functions per family with paired "
         "intervals); --full trains as the shipped model was trained."
+    )
+
+
+def verdict(results: dict[str, list[dict]]) -> str:
+    """One line: where the trained policy ranks by mean final simple regret, and how far that
+    goes on this many functions."""
+    means = {
+        name: float(np.mean([r["simple_regret"] for r in rows])) for name, rows in results.items()
+    }
+    order = sorted(means, key=means.__getitem__)
+    n = len(next(iter(results.values())))
+    others = ", ".join(f"{a} {means[a]:.3g}" for a in order if a != "trained")
+    return (
+        f"Verdict: 'trained' ends with mean final simple regret {means['trained']:.3g}, "
+        f"{order.index('trained') + 1} of {len(order)} (lowest first; {others}), on {n} "
+        f"functions{': too few to call a difference' if n < 20 else ''}; paired intervals on 20 "
+        "functions: benchmarks/neural_af_eval.py."
     )
 
 
@@ -145,8 +166,9 @@ def main() -> None:
     )
     start = time.perf_counter()
     result = train(config)
-    log(f"trained {args.total_timesteps} steps in {time.perf_counter() - start:.0f} s; "
-        f"kept the weights of step {result.best_steps} (validation: {result.validation_history})")  # fmt: skip
+    kept = (f"kept the weights of step {result.best_steps} (validation: "
+            f"{result.validation_history})" if result.validation_history else "kept the last weights")  # fmt: skip
+    log(f"trained {args.total_timesteps} steps in {time.perf_counter() - start:.0f} s; {kept}")
     with tempfile.TemporaryDirectory() as tmp:
         path = Path(args.save_path or Path(tmp) / "neural_af.zip")
         result.model.save(path)

@@ -2,48 +2,50 @@
 
 from __future__ import annotations
 
+import importlib.util
 import os
 from pathlib import Path
 
 import pytest
 
-REPO = Path(__file__).resolve().parents[1]
 
-
-#: What a skip for want of data says (docs/data-files.md tells where the files come from).
-NO_DATA = (
-    "set BOCVS_DATA_DIR to the folder of plant_svgp.npz and airfoil_self_noise.dat "
-    "(docs/data-files.md)"
-)
+def _shipped_data() -> Path:
+    """The data files shipped with the package (``bocvs_env.problems.data.SHIPPED_DIR``),
+    found without importing ``bocvs_env``, so that collecting the tests does not import torch
+    before pytest's header."""
+    spec = importlib.util.find_spec("bocvs_env")
+    assert spec is not None and spec.submodule_search_locations is not None
+    return Path(next(iter(spec.submodule_search_locations))) / "problems" / "data_files"
 
 
 def _data_path() -> Path:
-    return Path(os.environ.get("BOCVS_DATA_DIR", REPO.parent / "shared" / "data"))
+    return Path(os.environ.get("BOCVS_DATA_DIR") or _shipped_data())
 
 
 def _pin_data_dir() -> None:
     """Make ``$BOCVS_DATA_DIR`` absolute once, at the start, and refuse one that names no folder.
 
-    A relative path (the README's ``../shared/data``) would otherwise be read against whatever
+    A relative path (``../shared/data``, as CI sets it) would otherwise be read against whatever
     the working directory is when a test, a worker or a subprocess first looks; and a folder the
-    user named but that is not there is a mistake to report, not a reason to skip 66 tests.
+    user named but that is not there is a mistake to report, not a reason to test the shipped
+    copies instead.
     """
     named = os.environ.get("BOCVS_DATA_DIR")
-    if named is None:
+    if not named:
         return
     path = Path(named).resolve()
     if not path.is_dir():
-        raise pytest.UsageError(f"BOCVS_DATA_DIR={named} is not a folder; {NO_DATA}")
+        raise pytest.UsageError(
+            f"BOCVS_DATA_DIR={named} is not a folder; unset it to test the data files shipped "
+            "with the package (docs/data-files.md)"
+        )
     os.environ["BOCVS_DATA_DIR"] = str(path)
 
 
 @pytest.fixture(scope="session")
 def data_dir() -> Path:
-    """The real-world data: ``$BOCVS_DATA_DIR`` or ``../shared/data`` beside the repository."""
-    path = _data_path()
-    if not path.is_dir():
-        pytest.skip(f"no data directory at {path}; {NO_DATA}")
-    return path
+    """The real-world data: ``$BOCVS_DATA_DIR``, else the copies shipped with the package."""
+    return _data_path()
 
 
 #: The airfoil data file's name (``bocvs_env.problems.airfoil.AIRFOIL_FILE``, not imported here
@@ -81,20 +83,9 @@ def pytest_configure(config: pytest.Config) -> None:
 
 
 def pytest_report_header() -> str:
-    """Say at the start whether the plant and airfoil tests will run."""
-    path = _data_path()
-    if path.is_dir():
-        return f"bocvs data: {path} (the plant and airfoil tests run)"
-    return f"bocvs data: none at {path}; the plant and airfoil tests will skip ({NO_DATA})"
-
-
-def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
-    """Count the tests skipped for want of data, in one line at the end."""
-    skipped = [r for r in terminalreporter.stats.get("skipped", []) if NO_DATA in str(r.longrepr)]
-    if skipped:
-        terminalreporter.write_sep(
-            "=", f"{len(skipped)} plant/airfoil tests skipped without data: {NO_DATA}", yellow=True
-        )
+    """Say at the start which data files the plant and airfoil tests read."""
+    named = os.environ.get("BOCVS_DATA_DIR")
+    return f"bocvs data: {_data_path()} ({'BOCVS_DATA_DIR' if named else 'shipped copies'})"
 
 
 @pytest.fixture(scope="session", autouse=True)

@@ -81,6 +81,15 @@ if TYPE_CHECKING:
 
 DEFAULT_STORE = Path("results") / "bocvs.db"
 
+
+def default_store(preset_name: str | None) -> Path:
+    """The store of a command without ``--store``: a preset's own, ``results/<preset>.db``, else
+    :data:`DEFAULT_STORE`. A store holds runs of one numerics mode, and the presets ask for
+    ``reproducible`` while sweeps of one's own run ``fast`` by default: each in its own store,
+    the README's commands work one after the other."""
+    return DEFAULT_STORE if preset_name is None else DEFAULT_STORE.with_name(f"{preset_name}.db")
+
+
 EPILOG = """\
 exit status: 0 done; 1 some runs failed (the others are recorded; run again to retry);
 2 bad usage or input (unknown option, preset, problem or agent, a missing or corrupt store);
@@ -134,6 +143,11 @@ def _seeds(text: str) -> int | list[int]:
         ) from None
 
 
+def _default(axis: str) -> str:
+    """A :class:`SweepConfig` axis's default, as ``--help`` shows it: ``"cheap"``, ``"0.02"``."""
+    return " ".join(str(v) for v in getattr(SweepConfig, axis))  # a field's default
+
+
 def _add_sweep_options(p: argparse.ArgumentParser) -> None:
     g = p.add_argument_group("the sweep (a preset, a config file, or flags)")
     g.add_argument("--preset", choices=sorted(SWEEP_PRESETS), help="a shipped sweep")
@@ -143,9 +157,12 @@ def _add_sweep_options(p: argparse.ArgumentParser) -> None:
     g.add_argument("--sweep", help="a sweep recorded in the store, by name")
     g.add_argument("--name", help="the sweep's name in the store")
     g.add_argument("--problems", nargs="+", help="problem names (bocvs run --help lists them)")
-    g.add_argument("--cost-sets", nargs="+")
-    g.add_argument("--variances", nargs="+", type=float)
-    g.add_argument("--budgets", nargs="+", type=float)
+    g.add_argument("--cost-sets", nargs="+", help=f"cost-set names (default "
+                   f"{_default('cost_sets')}; bocvs run --help lists each problem's)")  # fmt: skip
+    g.add_argument("--variances", nargs="+", type=float,
+                   help=f"input variances in (0, 1/12) (default {_default('variances')})")  # fmt: skip
+    g.add_argument("--budgets", nargs="+", type=float,
+                   help="budgets (default: each problem's default budget)")  # fmt: skip
     g.add_argument(
         "--agents",
         nargs="+",
@@ -156,7 +173,8 @@ def _add_sweep_options(p: argparse.ArgumentParser) -> None:
         "--seeds", type=_seeds,
         help=f"a count (0..n-1), a comma list, or a range: 5-9, 0-0 (at most {MAX_SEEDS})",
     )  # fmt: skip
-    p.add_argument("--store", type=Path, default=DEFAULT_STORE, help=f"default {DEFAULT_STORE}")
+    p.add_argument("--store", type=Path, help=f"default {DEFAULT_STORE}; with --preset NAME, "
+                   f"{DEFAULT_STORE.parent / 'NAME.db'}")  # fmt: skip
 
 
 def _add_report_options(p: argparse.ArgumentParser) -> None:
@@ -304,6 +322,7 @@ def _record_sweep(
 ) -> tuple[SweepReport, list[StoredRun]]:
     """Runs ``sweep``'s pending runs into ``--store`` with progress on the terminal: the report,
     and the sweep's stored runs if they are of one code version (else none, said on stderr)."""
+    from bocvs_env.benchmark.agent_sources import check_agent_sources
     from bocvs_env.benchmark.executors import make_executor
     from bocvs_env.benchmark.progress import SweepProgress, progress_mode
     from bocvs_env.benchmark.store import ResultStore
@@ -320,6 +339,7 @@ def _record_sweep(
     shown = SweepProgress(sweep.name, labels, progress_mode(args.quiet))
     with ResultStore(args.store) as store:
         _check_name(args, sweep, store)
+        check_agent_sources(sweep, store)
         numerics = worker_numerics(args.numerics, sweep.numerics)
         if pending_runs(sweep, store)[0]:  # runs to add: of this code and the store's mode
             check_resumable(store.provenances(sweep.keys()), args.allow_mixed_versions)
@@ -540,6 +560,7 @@ def _write_comparison_rows(args: argparse.Namespace, comparisons: list[PairedCom
 def _cmd_leaderboard(args: argparse.Namespace) -> int:
     from bocvs_env.benchmark.compare import as_baselines
     from bocvs_env.benchmark.leaderboard import (
+        by_agent_name,
         leaderboard,
         leaderboard_markdown,
         save_profile_figure,
@@ -549,6 +570,7 @@ def _cmd_leaderboard(args: argparse.Namespace) -> int:
     from bocvs_env.benchmark.versions import sides_line, versions_line
 
     runs, _ = _report_runs(args)
+    runs = by_agent_name(runs)
     head = versions_line(runs)
     baselines = None
     if args.baselines:
@@ -766,6 +788,8 @@ def _one_line(err: BaseException, store: Path) -> str:
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``bocvs`` console script; returns the exit status."""
     args: Any = build_parser().parse_args(argv)
+    if args.store is None:
+        args.store = default_store(getattr(args, "preset", None))
     from bocvs_env.benchmark.signals import exit_status, signal_name, stopped_by_signals
     from bocvs_env.benchmark.store import StoreError
 

@@ -359,6 +359,11 @@ def tally(comparisons: Sequence[PairedComparison]) -> dict[tuple[str, str, str],
     return counts
 
 
+def counted(n: int, noun: str) -> str:
+    """``"1 panel"``, ``"3 panels"``."""
+    return f"{n} {noun}" + ("" if n == 1 else "s")
+
+
 def _fmt(x: float) -> str:
     return "–" if x != x else f"{x:.3g}"  # NaN: no value
 
@@ -407,7 +412,7 @@ def _tally_section(comparisons: Sequence[PairedComparison], names: list[str], n_
     counts = tally(comparisons)
     level = comparisons[0].interval.level
     lines = [
-        f"### Win / tie / loss over {n_panels} panels",
+        f"### Win / tie / loss over {counted(n_panels, 'panel')}",
         "",
         f"The agent's figure minus the reference's; a win when the paired {level:.0%} interval "
         f"lies on the better side of 0 ({_better_side(names)}), a loss when on the worse side, "

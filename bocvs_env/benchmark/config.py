@@ -390,7 +390,7 @@ class SweepConfig:
 
 #: The sweeps shipped with the package, by name (``bocvs run --preset NAME``).
 SWEEP_PRESETS: dict[str, SweepConfig] = {
-    # The paper's point in under two minutes on two idle cores: hartmann6 in 12-D with cheap
+    # The paper's point in about two minutes on two idle cores: hartmann6 in 12-D with cheap
     # costs at budget 30, where ETC leaves exploration after ~60% of the budget and exploits the
     # cheaper set of the six relevant variables (at budget 10 it never gets there). Compare with
     # ``bocvs compare --preset quick --agent etc``.

@@ -15,8 +15,9 @@ group's panels and the panels on which its mean final regret is the lowest.
 
 **Best baseline.** The baseline with the best (lowest) mean rank of final regret, ties broken
 by the mean rank of the area, then by name. Baselines are the agents of the published archives
-when the leaderboard is given some (``--baselines``), else every agent. Every other agent gets
-its paired win / tie / loss tally against it over the group's panels
+when the leaderboard is given some (``--baselines``), else every agent; a group that no
+published agent ran has none (its agents are ranked, never measured against one of their own).
+Every other agent gets its paired win / tie / loss tally against it over the group's panels
 (:func:`bocvs_env.benchmark.compare.compare_runs`).
 
 **Data profile.** The figure is a data profile (Moré & Wild 2009, "Benchmarking
@@ -40,14 +41,15 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import numpy as np
 from scipy.stats import rankdata
 
 from bocvs_env import metrics
-from bocvs_env.benchmark.compare import compare_runs, tally, wtl
+from bocvs_env.agent_registration import base_name, is_import_path
+from bocvs_env.benchmark.compare import compare_runs, counted, tally, wtl
 from bocvs_env.benchmark.panels import Panel
 from bocvs_env.benchmark.store import StoredRun
 from bocvs_env.evaluation import EpisodeRecord
@@ -89,7 +91,7 @@ class Group:
         agents: the agents, in the order of the table (best mean final rank first).
         panels: the panels, sorted.
         seeds: panel -> the seeds every agent ran there (the ones used).
-        best: the best baseline.
+        best: the best baseline (``None`` in a group without any of the baselines given).
         standings: one per agent, in the order of ``agents``.
         profile: agent -> fraction of (panel, seed, target) triples reached at each point of
             :data:`PROFILE_GRID`.
@@ -98,7 +100,7 @@ class Group:
     agents: tuple[str, ...]
     panels: tuple[Panel, ...]
     seeds: dict[Panel, tuple[int, ...]]
-    best: str
+    best: str | None
     standings: tuple[Standing, ...]
     profile: dict[str, np.ndarray]
 
@@ -187,13 +189,37 @@ def _panel_means(
     return [float(np.mean([metric(r) for r in runs[a].values()])) for a in agents]
 
 
+def by_agent_name(runs: Sequence[StoredRun]) -> list[StoredRun]:
+    """``runs`` with each agent named by its import path (``"my_module:MyAgent"``) labelled by
+    its ``name`` instead (``agent_name`` in the run's provenance), where that label is
+    unambiguous: no other agent of ``runs`` is called so, and no other import path (or variant)
+    has that name."""
+    labels = {r.config.agent for r in runs}
+    paths: dict[str, set[str]] = {}
+    for r in runs:
+        name = r.provenance.get("agent_name")
+        if is_import_path(base_name(r.config.agent)) and isinstance(name, str) and name:
+            paths.setdefault(name, set()).add(r.config.agent)
+    rename = {
+        next(iter(named)): name
+        for name, named in paths.items()
+        if len(named) == 1 and name not in labels
+    }
+    return [
+        replace(r, config=replace(r.config, agent=rename[r.config.agent]))
+        if r.config.agent in rename
+        else r
+        for r in runs
+    ]
+
+
 def leaderboard(runs: Sequence[StoredRun], baselines: Sequence[str] | None = None) -> list[Group]:
     """The groups of ``runs`` and their standings (see the module docstring).
 
     Args:
         runs: the runs of every agent (of one panel's agents, each seed once).
         baselines: the agents the best baseline is chosen among (``None``: every agent); a
-            group without any of them takes every one of its agents.
+            group without any of them has no best baseline and no W / T / L.
 
     Returns:
         The groups, the one with the most agents first (then the most panels).
@@ -220,10 +246,11 @@ def _group(
     records = _records(panels)
     final, area, lowest = _mean_ranks(records, agents)
     order = sorted(agents, key=lambda a: (final[a], area[a], a))
-    candidates = [a for a in order if baselines is None or a in baselines] or order
-    best = candidates[0]
+    best = next((a for a in order if baselines is None or a in baselines), None)
     chosen = [r for runs in panels.values() for seeds in runs.values() for r in seeds.values()]
-    counts = tally(compare_runs(chosen, reference=best, metric_names=("final", "area")))
+    counts = {}
+    if best is not None:
+        counts = tally(compare_runs(chosen, reference=best, metric_names=("final", "area")))
     standings = tuple(
         Standing(a, final[a], area[a], tuple(lowest[a]), _tallies(counts, a, best)) for a in order
     )
@@ -243,11 +270,11 @@ def _records(
 
 
 def _tallies(
-    counts: dict[tuple[str, str, str], Counter[str]], agent: str, best: str
+    counts: dict[tuple[str, str, str], Counter[str]], agent: str, best: str | None
 ) -> tuple[str, str] | None:
     """``agent``'s win / tie / loss against ``best`` on final regret and on the area (``None``
-    for the best itself)."""
-    if agent == best:
+    for the best itself, and without a best baseline)."""
+    if best is None or agent == best:
         return None
     return wtl(counts[(agent, best, "final")]), wtl(counts[(agent, best, "area")])
 
@@ -274,7 +301,7 @@ def _panels_text(panels: tuple[Panel, ...], all_panels: tuple[Panel, ...]) -> st
     return "; ".join(p.title() for p in panels)
 
 
-#: What the leaderboard's tables and figure show, printed above them.
+#: What the leaderboard's tables show, printed above them.
 EXPLANATION = """\
 Lower is better. Agents are ranked only against agents that ran the same panels (problem x cost
 set x variance x budget): the panels are grouped by the set of agents that ran them, one table per
@@ -286,8 +313,10 @@ the group's panels and the panels where the agent's mean final regret is the low
 baseline is the {baselines} with the lowest mean rank of final regret (ties: of the area, then
 the name); W / T / L is each other agent's paired win / tie / loss tally against it over the
 group's panels ({level:.0%} bootstrap intervals of the mean difference by seed, as in `bocvs
-compare`).
+compare`)."""
 
+#: What the data profiles' figure shows, printed above it when it is written (``--figure``).
+FIGURE_EXPLANATION = """\
 The figure is a data profile (Moré & Wild 2009) with COCO's several targets per instance (Hansen
 et al. 2021): for each agent, the fraction of (panel, seed, target) triples whose target it
 reached against the cost spent as a fraction of the budget; the {n_targets} targets of a panel and
@@ -300,37 +329,44 @@ def leaderboard_markdown(
     groups: Sequence[Group], head: str, figure: str | None = None, baselines: bool = False
 ) -> str:
     """The leaderboard as a markdown page: ``head`` (e.g. the runs' code version), the
-    explanation, then a table per group and, if given, the figure's relative path."""
+    explanation, then, if given, the figure's relative path and what it shows, and a table per
+    group."""
     from bocvs_env.benchmark.stats import LEVEL
 
     who = "published agent" if baselines else "agent"
-    parts = [
-        "# Leaderboard",
-        head,
-        EXPLANATION.format(baselines=who, level=LEVEL, n_targets=N_TARGETS),
-    ]
+    parts = ["# Leaderboard", head, EXPLANATION.format(baselines=who, level=LEVEL)]
     if figure is not None:
+        parts.append(FIGURE_EXPLANATION.format(n_targets=N_TARGETS))
         parts.append(f"![Data profiles, one panel per group]({figure})")
-    for n, g in enumerate(groups, 1):
-        lines = [
-            f"## Group {n}: {len(g.agents)} agents on {len(g.panels)} panels",
-            "",
-            f"Panels: {'; '.join(p.title() for p in g.panels)}; {_seeds_text(g.seeds)}. "
-            f"Best baseline: {g.best}.",
-            "",
-            "| agent | mean rank, final simple regret | mean rank, area | lowest final regret on "
-            f"| W / T / L vs {g.best}, final | W / T / L vs {g.best}, area |",
-            "| --- | ---: | ---: | --- | ---: | ---: |",
-        ]
-        for s in g.standings:
-            versus = s.versus or ("–", "–")
-            lowest = _panels_text(s.lowest, g.panels)
-            lines.append(
-                f"| {s.agent} | {s.final_rank:.2f} | {s.area_rank:.2f} | {lowest} | "
-                f"{versus[0]} | {versus[1]} |"
-            )
-        parts.append("\n".join(lines))
+    parts += [_group_markdown(n, g) for n, g in enumerate(groups, 1)]
     return "\n\n".join(parts) + "\n"
+
+
+def _group_markdown(n: int, g: Group) -> str:
+    """Group ``n``'s heading, panels, seeds and best baseline, and its table."""
+    best = (
+        f"Best baseline: {g.best}."
+        if g.best is not None
+        else "No published agent ran these panels: no best baseline, no W / T / L."
+    )
+    vs = g.best or "best baseline"
+    lines = [
+        f"## Group {n}: {counted(len(g.agents), 'agent')} on {counted(len(g.panels), 'panel')}",
+        "",
+        f"Panels: {'; '.join(p.title() for p in g.panels)}; {_seeds_text(g.seeds)}. {best}",
+        "",
+        "| agent | mean rank, final simple regret | mean rank, area | lowest final regret on "
+        f"| W / T / L vs {vs}, final | W / T / L vs {vs}, area |",
+        "| --- | ---: | ---: | --- | ---: | ---: |",
+    ]
+    for s in g.standings:
+        versus = s.versus or ("–", "–")
+        lowest = _panels_text(s.lowest, g.panels)
+        lines.append(
+            f"| {s.agent} | {s.final_rank:.2f} | {s.area_rank:.2f} | {lowest} | "
+            f"{versus[0]} | {versus[1]} |"
+        )
+    return "\n".join(lines)
 
 
 def save_profile_figure(groups: Sequence[Group], path: str | Path) -> Path:
@@ -349,7 +385,9 @@ def save_profile_figure(groups: Sequence[Group], path: str | Path) -> Path:
         for i, a in enumerate(g.agents):  # 20 colours, and a dashed line past the first 10
             style = {"color": colors[(2 * i) % 20 + (i // 10) % 2], "ls": "-" if i < 10 else "--"}
             ax.step(PROFILE_GRID, g.profile[a], where="post", label=a, **style)
-        ax.set_title(f"group {k}: {len(g.agents)} agents, {len(g.panels)} panels")
+        ax.set_title(
+            f"group {k}: {counted(len(g.agents), 'agent')}, {counted(len(g.panels), 'panel')}"
+        )
         ax.set_xlabel("cost spent / budget")
         ax.set_ylabel("fraction of (panel, seed, target) reached")
         ax.set_xlim(0, 1)

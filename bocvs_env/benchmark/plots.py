@@ -41,6 +41,8 @@ CAPTION = (
     "lines: mean over seeds (n per agent in the legend, its range over panels if they differ); "
     "bands: ± one standard error of the mean"
 )
+#: Said beside every regret axis (a regret is a shortfall: 0 is the best).
+LOWER_IS_BETTER = "(lower is better)"
 #: The files :func:`save_figures` writes.
 FIGURE_FILES = ("simple_regret.png", "evaluations.png", "quality_regret.png", "cost_regret.png")
 
@@ -146,7 +148,7 @@ def simple_regret_figure(runs: Sequence[StoredRun]) -> Figure:
         grid = _grid(panel.budget)
         return (grid, *mean_and_se(np.stack([metrics.simple_regret_at(r, grid) for r in records])))
 
-    return _figure(runs, curve, "cost spent", "simple regret", log=True)
+    return _figure(runs, curve, "cost spent", f"simple regret {LOWER_IS_BETTER}", log=True)
 
 
 def evaluations_figure(runs: Sequence[StoredRun]) -> Figure:
@@ -177,7 +179,7 @@ def regret_figure(runs: Sequence[StoredRun], kind: str, alpha: float = 0.1) -> F
         values = np.stack([func(r, alpha)[:rounds] for r in records]).reshape(len(records), -1)
         return (np.arange(1, rounds + 1), *mean_and_se(values))
 
-    return _figure(runs, curve, "round", f"cumulative {kind} regret", log=False)
+    return _figure(runs, curve, "round", f"cumulative {kind} regret {LOWER_IS_BETTER}", log=False)
 
 
 def save_figures(runs: Sequence[StoredRun], out_dir: str | Path, dpi: int = 120) -> list[Path]:

@@ -21,6 +21,7 @@ import torch
 
 import bocvs_env
 from bocvs_env.agent_registration import agent_class, make_agent, privileged_params
+from bocvs_env.benchmark.agent_sources import SOURCE_FIELD, agent_source
 from bocvs_env.benchmark.config import RunConfig
 from bocvs_env.benchmark.versions import dependency_versions, process_commit
 from bocvs_env.env import BOCVSEnv
@@ -141,6 +142,7 @@ def run_config(
     agent = make_agent(config.agent, **agent_arguments(config, env))
     record = run_episode(env, agent, seed=config.seed, progress=progress)
     params = getattr(agent, "params", None)
+    source = agent_source(config.agent)  # the module as imported now, for an outside agent
     provenance = {
         "package_version": bocvs_env.__version__,
         "git_commit": commit,
@@ -148,6 +150,7 @@ def run_config(
         **dependency_versions(),
         "agent_name": record.agent,
         "agent_params": params() if callable(params) else dict(config.agent_params),
+        **({SOURCE_FIELD: source} if source is not None else {}),
         "host": socket.gethostname(),
         "cpu": cpu_model(),
         **numerics_in_force(),

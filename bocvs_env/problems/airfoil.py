@@ -242,7 +242,8 @@ class AirfoilObjective(Objective):
 
 
 def airfoil(data_dir: str | Path | None = None, cache: bool = True) -> AirfoilObjective:
-    """The airfoil objective from ``airfoil_self_noise.dat`` in ``data_dir`` (or ``$BOCVS_DATA_DIR``).
+    """The airfoil objective from ``airfoil_self_noise.dat`` in ``data_dir``, else
+    ``$BOCVS_DATA_DIR``, else the copy shipped with the package.
 
     Args:
         data_dir: the folder holding the data file.

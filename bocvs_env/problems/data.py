@@ -1,9 +1,13 @@
-"""Reading the real-world problems' data files from a directory the user names.
+"""Reading the real-world problems' data files: the copies shipped with the package, or a
+directory the user names.
 
-The files are data, not code: the library never ships, writes or downloads them. A directory is
-resolved from an argument, else ``$BOCVS_DATA_DIR``; a missing file raises
-:class:`FileNotFoundError` naming the file, the directory searched and where to get it, and a
-malformed one raises :class:`ValueError` naming the file and what is wrong with it.
+The files are data, not code: the library reads them and never writes, downloads or executes
+them. The package ships them (:data:`SHIPPED_DIR`, with their licences and attribution beside
+them); a directory is resolved from an argument, else ``$BOCVS_DATA_DIR``, else the shipped
+copies. A named directory overrides the shipped copies for every file: a file missing from it
+raises :class:`FileNotFoundError` naming the file, the directory searched and where to get it
+(never a silent fall-back to another copy), and a malformed one raises :class:`ValueError`
+naming the file and what is wrong with it.
 """
 
 from __future__ import annotations
@@ -16,6 +20,9 @@ import numpy as np
 
 #: The environment variable naming the data directory when no ``data_dir`` is given.
 DATA_DIR_ENV = "BOCVS_DATA_DIR"
+#: The copies of the data files shipped with the package (package data, with ``README.md`` and
+#: the licences of their sources).
+SHIPPED_DIR = Path(__file__).resolve().parent / "data_files"
 
 _DATA_README = "the documentation's data files page (docs/data-files.md)"
 #: Where each known file comes from, for the error message of a missing file.
@@ -41,25 +48,15 @@ SOURCES: dict[str, str] = {
 Shape = tuple[int | None, ...]
 
 
-def resolve_data_dir(data_dir: str | Path | None, needed: str) -> Path:
-    """The data directory: ``data_dir`` if given, else ``$BOCVS_DATA_DIR``.
-
-    Args:
-        data_dir: the folder, or ``None`` for ``$BOCVS_DATA_DIR``.
-        needed: the data file wanted, named with its source when no folder is set.
+def resolve_data_dir(data_dir: str | Path | None) -> Path:
+    """The data directory: ``data_dir`` if given, else ``$BOCVS_DATA_DIR`` if set and not
+    empty, else the shipped copies (:data:`SHIPPED_DIR`).
 
     Raises:
-        FileNotFoundError: when neither names a directory, or the named one does not exist.
+        FileNotFoundError: when the directory named (by argument or variable) does not exist.
     """
     if data_dir is None:
-        env = os.environ.get(DATA_DIR_ENV)
-        if not env:
-            raise FileNotFoundError(
-                f"no data directory: pass data_dir=... or set ${DATA_DIR_ENV} to the folder "
-                f"holding the data file {needed!r} (get it from "
-                f"{SOURCES.get(needed, _DATA_README)})"
-            )
-        data_dir = env
+        data_dir = os.environ.get(DATA_DIR_ENV) or SHIPPED_DIR
     path = Path(data_dir).expanduser()
     if not path.is_dir():
         raise FileNotFoundError(f"data directory {str(path)!r} does not exist or is not a folder")
@@ -67,19 +64,21 @@ def resolve_data_dir(data_dir: str | Path | None, needed: str) -> Path:
 
 
 def data_file(name: str, data_dir: str | Path | None = None) -> Path:
-    """The path of the data file ``name`` in the resolved data directory.
+    """The path of the data file ``name`` in the resolved data directory
+    (:func:`resolve_data_dir`).
 
     Raises:
         FileNotFoundError: naming the file, the directory searched and where to get the file.
     """
-    folder = resolve_data_dir(data_dir, needed=name)
+    folder = resolve_data_dir(data_dir)
     path = folder / name
     if not path.is_file():
         source = SOURCES.get(name, _DATA_README)
         raise FileNotFoundError(
             f"data file {name!r} not found in {str(folder)!r} (searched {str(path)!r}); "
             f"get it from {source} and put it in that folder, or point data_dir / "
-            f"${DATA_DIR_ENV} at a folder that has it"
+            f"${DATA_DIR_ENV} at a folder that has it (with neither, the copies shipped with "
+            f"bocvs are read)"
         )
     return path
 

@@ -103,7 +103,8 @@ class PlantObjective(Objective):
 
 
 def plant(data_dir: str | Path | None = None) -> PlantObjective:
-    """The plant growth objective from ``plant_svgp.npz`` in ``data_dir`` (or ``$BOCVS_DATA_DIR``).
+    """The plant growth objective from ``plant_svgp.npz`` in ``data_dir``, else
+    ``$BOCVS_DATA_DIR``, else the copy shipped with the package.
 
     Raises:
         FileNotFoundError: the directory or the file is missing (the message says where to get it).

@@ -63,6 +63,22 @@ def test_a_sweep_runs_in_fast_numerics_unless_it_or_the_user_asks_otherwise(
             assert [r.provenance["numerics"] for r in store.runs()] == [mode]
 
 
+def test_a_preset_runs_into_its_own_store_beside_the_users_sweeps(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The presets ask for reproducible numerics and a store holds one mode: without --store
+    the README's main job and a sweep of one's own, in either order, both run."""
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.delenv("BOCVS_NUMERICS", raising=False)
+    small = ["--problems", "hartmann3", "--budgets", "3", "--agents", "random", "--seeds", "1"]
+    options = ["--workers", "1", "--no-plot", "-q"]
+    assert main(["run", "--preset", "quick", *small, *options]) == 0
+    assert main(["run", *small, *options]) == 0
+    for name, mode in (("quick.db", "reproducible"), ("bocvs.db", "fast")):
+        with ResultStore(Path("results") / name, readonly=True) as store:
+            assert [r.provenance["numerics"] for r in store.runs()] == [mode]
+
+
 @pytest.mark.parametrize("sweep", [[*SWEEP, "--name", "tiny"], ["--sweep", "tiny"]])
 def test_run_again_skips_everything(ran: tuple[Path, str, str], capsys, sweep) -> None:
     store, _, _ = ran
@@ -351,6 +367,10 @@ def test_run_help_lists_the_problem_names_beside_their_ids(capsys) -> None:
     out = capsys.readouterr().out
     assert "  hartmann6_12d " in out and "bocvs/Hartmann6in12D-v1" in out
     assert "cost sets cheap, moderate, expensive" in out and "(0, 1/12)" in out
+    # the axes a sweep from flags leaves out: what it runs then
+    flat = " ".join(out.split())
+    assert "(default cheap;" in flat and "(default 0.02)" in flat
+    assert "default results/bocvs.db; with --preset NAME, results/NAME.db" in flat
 
 
 def test_run_says_lower_is_better_and_ends_with_a_takeaway(

@@ -123,7 +123,7 @@ def test_compare_command_writes_markdown_json_and_csv(
     argv += ["--resamples", "300", "--json", str(js), "--csv", str(cs)]
     assert main(argv) == 0
     out = capsys.readouterr().out
-    assert "| etc | random | 2 |" in out and "### Win / tie / loss over 1 panels" in out
+    assert "| etc | random | 2 |" in out and "### Win / tie / loss over 1 panel\n" in out
     rows = json.loads(js.read_text())
     assert [(r["agent"], r["reference"], r["metric"]) for r in rows] == [
         ("etc", "random", "final"),

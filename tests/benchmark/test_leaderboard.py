@@ -10,6 +10,7 @@ from bench_helpers import hand_run
 from bocvs_env.benchmark.leaderboard import (
     N_TARGETS,
     PROFILE_GRID,
+    by_agent_name,
     cost_to_targets,
     instance_targets,
     leaderboard,
@@ -51,5 +52,39 @@ def test_agents_are_ranked_within_groups_of_shared_panels_on_shared_seeds() -> N
     reached_by_b = np.sum(np.geomspace(0.1, 1.0, N_TARGETS + 1)[:-1] >= 0.5 - 1e-12)
     assert first.profile["b"][-1] == pytest.approx(reached_by_b / N_TARGETS)
     page = leaderboard_markdown([first, second], "Runs of hand.")
-    assert "Lower is better." in page and "## Group 2: 2 agents on 1 panels" in page
+    assert "Lower is better." in page and "## Group 2: 2 agents on 1 panel\n" in page
     assert "| a | 1.00 | " in page and "| 1 / 0 / 0 | 1 / 0 / 0 |" in page
+
+
+def test_a_group_no_published_agent_ran_has_no_best_baseline() -> None:
+    """The user's own runs of a panel the archive lacks are ranked, never named a baseline."""
+    runs = [hand_run(a, s, [g]) for a, g in (("mine", 0.9), ("theirs@abc", 0.5)) for s in (0, 1)]
+    runs += [hand_run("quick-etc", s, [0.9], budget=30.0) for s in (0, 1)]
+    runs += [hand_run("mine", s, [0.5], budget=30.0) for s in (0, 1)]
+    shared, own = leaderboard(runs, baselines=["theirs@abc"])
+    assert shared.best == "theirs@abc" and own.best is None
+    assert all(s.versus is None for s in own.standings)
+    page = leaderboard_markdown([shared, own], "Runs.", baselines=True)
+    assert "Best baseline: theirs@abc." in page and "Best baseline: quick-etc" not in page
+    assert "No published agent ran these panels" in page
+
+
+def test_the_page_counts_in_words_and_explains_only_the_figure_it_shows() -> None:
+    (group,) = leaderboard([hand_run(a, 0, [0.5]) for a in ("a", "b")])
+    page = leaderboard_markdown([group], "Runs.")
+    assert "## Group 1: 2 agents on 1 panel\n" in page
+    assert "data profile" not in page and "![" not in page
+    with_figure = leaderboard_markdown([group], "Runs.", figure="profiles.png")
+    assert "data profile" in with_figure and "(profiles.png)" in with_figure
+
+
+def test_outside_agents_are_labelled_by_their_name_where_it_is_unambiguous() -> None:
+    own = [hand_run("my_module:Mine", s, [0.5], provenance={"agent_name": "mine"}) for s in (0, 1)]
+    same = [hand_run("other:Mine", 0, [0.5], provenance={"agent_name": "mine"})]
+    clash = [
+        hand_run("etc:Etc", 0, [0.5], provenance={"agent_name": "etc"}),
+        hand_run("etc", 0, [1]),
+    ]
+    assert {r.config.agent for r in by_agent_name(own)} == {"mine"}
+    assert {r.config.agent for r in by_agent_name(own + same)} == {"my_module:Mine", "other:Mine"}
+    assert {r.config.agent for r in by_agent_name(clash)} == {"etc:Etc", "etc"}

@@ -61,7 +61,8 @@ def test_simple_regret_figure(two_agents_two_panels: list[StoredRun]) -> None:
     assert _legend(simple_regret_figure(fewer)) == ["random (n=2)", "zz-other (n=1-2)"]
     assert "standard error" in fig.get_supxlabel()
     for ax in axes:
-        assert ax.get_xlabel() == "cost spent" and ax.get_ylabel() == "simple regret"
+        assert ax.get_xlabel() == "cost spent"
+        assert ax.get_ylabel() == "simple regret (lower is better)"
         assert ax.get_yscale() == "log"
         lines = ax.get_lines()
         assert len(lines) == 2
@@ -84,7 +85,8 @@ def test_evaluations_and_regret_figures(two_agents_two_panels: list[StoredRun]) 
     assert len(ax.get_lines()) == 2
     for kind in ("quality", "cost"):
         ax = regret_figure(two_agents_two_panels, kind).get_axes()[0]
-        assert (ax.get_xlabel(), ax.get_ylabel()) == ("round", f"cumulative {kind} regret")
+        assert ax.get_xlabel() == "round"
+        assert ax.get_ylabel() == f"cumulative {kind} regret (lower is better)"
         x = np.asarray(ax.get_lines()[0].get_data()[0])
         shortest = min(r.record.n_evaluations for r in two_agents_two_panels)
         assert x[0] == 1 and x[-1] == shortest

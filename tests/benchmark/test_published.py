@@ -546,5 +546,5 @@ def test_the_leaderboard_ranks_the_user_agents_with_the_baselines(
     assert main(["leaderboard", "--store", str(mine), "--baselines", str(published)]) == 0
     out = capsys.readouterr().out
     assert out.startswith("# Leaderboard\n\nYour runs: ddddddd (")
-    assert "## Group 1: 3 agents on 1 panels" in out and "| random@ccccccc |" in out
+    assert "## Group 1: 3 agents on 1 panel\n" in out and "| random@ccccccc |" in out
     assert "Best baseline: " in out and "Best baseline: random |" not in out

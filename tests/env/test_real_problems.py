@@ -17,7 +17,7 @@ import bocvs_env  # noqa: F401  (registers the ids)
 from bocvs_env.goal import GoalEvaluator
 from bocvs_env.problems import airfoil as airfoil_module
 from bocvs_env.problems.airfoil import AIRFOIL_FILE, AirfoilObjective, airfoil, fit_cache_path
-from bocvs_env.problems.data import DATA_DIR_ENV, file_digest, load_npz
+from bocvs_env.problems.data import file_digest, load_npz
 from bocvs_env.problems.extrema import extremes_on_cube
 from bocvs_env.problems.gp_sample import RandomFourierFeatureFunction, gp_sample
 from bocvs_env.problems.objective import Objective
@@ -120,22 +120,6 @@ def test_missing_file_names_it_and_where_to_get_it(tmp_path: Path) -> None:
     with pytest.raises(FileNotFoundError, match=re.escape(AIRFOIL_FILE)) as err:
         airfoil(tmp_path)
     assert str(tmp_path) in str(err.value) and "dataset id 291" in str(err.value)
-
-
-def test_no_data_directory_is_a_clear_error(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    monkeypatch.delenv(DATA_DIR_ENV, raising=False)
-    with pytest.raises(FileNotFoundError, match=DATA_DIR_ENV) as err:
-        plant()
-    # the one file this problem needs and where to get it, not every data file
-    assert PLANT_FILE in str(err.value) and "UCB-CVS" in str(err.value)
-    assert AIRFOIL_FILE not in str(err.value) and len(str(err.value).splitlines()) == 1
-    with pytest.raises(FileNotFoundError, match="does not exist"):
-        airfoil(tmp_path / "nowhere")
-    monkeypatch.setenv(DATA_DIR_ENV, str(tmp_path))
-    with pytest.raises(FileNotFoundError, match=re.escape(str(tmp_path))):
-        plant()
 
 
 def _bad_plant(folder: Path, data_dir: Path, change: str) -> None:
