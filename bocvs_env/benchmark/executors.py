@@ -406,11 +406,15 @@ class LocalExecutor(Executor):
     def _end_overdue(
         self, pending: dict[Future[Outcome], RunConfig], runs: _InFlight
     ) -> Iterator[Outcome]:
-        """Kill the workers of the runs past the time limit; their outcomes."""
+        """Kill the workers of the runs past the time limit; their outcomes. (A start
+        reported after its run's result is of no run in flight: its worker runs another.)"""
+        in_flight = {c.key(): c for c in pending.values()}
         for key, started in runs.overdue(self.run_timeout):
-            _kill(started.pid)
-            config = next(c for c in pending.values() if c.key() == key)
-            yield timed_out(config, self.run_timeout or 0.0, started)
+            if key in in_flight:
+                _kill(started.pid)
+                yield timed_out(in_flight[key], self.run_timeout or 0.0, started)
+            else:
+                runs.ended.discard(key)
 
 
 def _finished(
@@ -531,10 +535,11 @@ class RayExecutor(Executor):
     def _end_overdue(self, refs: dict[Any, RunConfig], runs: _InFlight) -> Iterator[Outcome]:
         """Cancel the tasks of the runs past the time limit (killing their workers), taken out
         of ``refs``; their outcomes."""
+        in_flight = {c.key(): r for r, c in refs.items()}
         for key, started in runs.overdue(self.run_timeout):
-            ref = next(r for r, c in refs.items() if c.key() == key)
-            self._ray.cancel(ref, force=True)
-            yield timed_out(refs.pop(ref), self.run_timeout or 0.0, started)
+            if key in in_flight:
+                self._ray.cancel(in_flight[key], force=True)
+                yield timed_out(refs.pop(in_flight[key]), self.run_timeout or 0.0, started)
 
     def close(self) -> None:
         if self._owned and self._ray.is_initialized():

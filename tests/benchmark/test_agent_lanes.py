@@ -127,3 +127,14 @@ def test_what_an_agent_prints_goes_to_a_log_per_run_not_among_the_results(
         text = log.read_text()
         assert {"NOISE act", "NOISE err", "NOISE fd"} <= set(text.splitlines())
         assert text.startswith("# output of run hartmann3/")
+
+
+def test_a_time_limit_that_is_not_a_positive_number_is_refused_in_one_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    store = tmp_path / "s.db"
+    with pytest.raises(SystemExit) as exited:
+        main([*RUN, "--agents", "random", "--store", str(store), "--run-timeout", "-5"])
+    assert exited.value.code == 2
+    assert "expected a number of seconds > 0, got '-5'" in capsys.readouterr().err
+    assert not store.exists()
