@@ -226,15 +226,16 @@ def run_sweep(
     if on_start is not None:
         on_start(report)
     claims = RunClaims(store)
+    said = ""
     try:
         while pending:
             others: dict[str, Claimant] = {}
             claimed = _claimed(pending, claims, sweep.name, others, report)
-            _record_outcomes(executor.run(claimed, progress), store, sweep, claims, report,
-                             on_outcome)  # fmt: skip
+            ran = _record_outcomes(executor.run(claimed, progress), store, sweep, claims,
+                                   report, on_outcome)  # fmt: skip
             pending = [c for c in pending if c.key() in others]
-            if pending:
-                _wait_for(others, say)
+            if pending and not ran:  # else look again at once: some may be done meanwhile
+                said = _wait_for(others, say, said)
     finally:
         claims.close()
     return report
@@ -271,9 +272,10 @@ def _record_outcomes(
     claims: RunClaims,
     report: SweepReport,
     on_outcome: Callable[[Outcome], None] | None,
-) -> None:
+) -> int:
     """Record each outcome as it arrives (a run, or its failure with the path of its log) and
-    release its claim."""
+    release its claim; how many there were."""
+    count = 0
     try:
         for outcome in outcomes:
             config = outcome.config
@@ -289,17 +291,22 @@ def _record_outcomes(
                 store.record_failure(outcome.config, sweep.name, error)
                 report.failed.append((outcome.config, error))
             claims.release(outcome.config.key(), failed=outcome.result is None)
+            count += 1
             if on_outcome is not None:
                 on_outcome(outcome)
     finally:  # stop the workers now when the store cannot take more (a full disk)
         close = getattr(outcomes, "close", None)
         if close is not None:
             close()
+    return count
 
 
-def _wait_for(others: dict[str, Claimant], say: Callable[[str], None] | None) -> None:
-    """Say which drivers hold the runs left, and wait :data:`CLAIM_POLL` seconds."""
-    if say is not None:
-        holders = ", ".join(sorted({str(c) for c in others.values()}))
-        say(f"waiting for {len(others)} runs that another bocvs run is computing ({holders})")
+def _wait_for(others: dict[str, Claimant], say: Callable[[str], None] | None, said: str) -> str:
+    """Say which drivers hold the runs left, unless that was ``said`` last, and wait
+    :data:`CLAIM_POLL` seconds; what was said."""
+    holders = ", ".join(sorted({str(c) for c in others.values()}))
+    line = f"waiting for {len(others)} runs that another bocvs run is computing ({holders})"
+    if say is not None and line != said:
+        say(line)
     time.sleep(CLAIM_POLL)
+    return line
