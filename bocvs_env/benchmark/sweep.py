@@ -55,7 +55,8 @@ class SweepReport:
             (:meth:`~bocvs_env.benchmark.store.ResultStore.failures`) and a later call retries
             them.
         elsewhere: runs that another driver on the store recorded (or failed) meanwhile.
-        logs: the log files of the runs that printed (:func:`~bocvs_env.benchmark.agent_output.keep_output`).
+        logs: the log files of the runs that printed
+            (:func:`~bocvs_env.benchmark.agent_output.keep_output`).
     """
 
     total: int
