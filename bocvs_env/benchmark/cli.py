@@ -58,7 +58,14 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from bocvs_env.benchmark.config import MAX_SEEDS, SWEEP_PRESETS, SweepConfig, preset
+from bocvs_env.benchmark.agent_check import CHECK_TIMEOUT
+from bocvs_env.benchmark.config import (
+    MAX_SEEDS,
+    SWEEP_PRESETS,
+    SweepConfig,
+    check_run_timeout,
+    preset,
+)
 from bocvs_env.benchmark.stats import BOOTSTRAP_SEED, LEVEL, RESAMPLES
 from bocvs_env.benchmark.trust import (
     add_allow_options,
@@ -113,6 +120,18 @@ def _positive(text: str) -> int:
     if n < 1:
         raise argparse.ArgumentTypeError(f"must be at least 1, got {n}")
     return n
+
+
+def _seconds(text: str) -> float:
+    """A time limit in seconds (``--run-timeout``): a finite number > 0."""
+    try:
+        seconds = float(text)
+        check_run_timeout(seconds)
+    except ValueError:
+        raise argparse.ArgumentTypeError(
+            f"expected a number of seconds > 0, got {text!r}"
+        ) from None
+    return seconds
 
 
 def _seeds(text: str) -> int | list[int]:
@@ -280,8 +299,11 @@ def _plot_dir(args: argparse.Namespace, sweep: SweepConfig | RunFilter | None) -
 
 
 def _cmd_run(args: argparse.Namespace) -> int:
-    sweep = _sweep_to_run(args)
-    report, runs = _record_sweep(args, sweep)
+    from bocvs_env.benchmark.agent_output import stdout_to_stderr
+
+    with stdout_to_stderr():  # stdout carries the results only, not what agents print
+        sweep = _sweep_to_run(args)
+        report, runs = _record_sweep(args, sweep)
     if runs:
         _print_sweep_report(args, sweep, runs)
     if report.failed:
@@ -308,7 +330,7 @@ def _sweep_to_run(args: argparse.Namespace) -> SweepConfig:
     if sweep is None:
         raise ValueError("bocvs run needs a sweep: --preset, --config or --problems ...")
     check_sweep(sweep)  # whole, before the store is created or written
-    check_outside_agents(sweep)  # a short episode of each agent not of bocvs's own
+    check_outside_agents(sweep, args.check_timeout)  # a short episode of each outside agent
     if args.baselines:
         from bocvs_env.benchmark.published import PublishedRuns
 
@@ -344,19 +366,16 @@ def _record_sweep(
         if pending_runs(sweep, store)[0]:  # runs to add: of this code and the store's mode
             check_resumable(store.provenances(sweep.keys()), args.allow_mixed_versions)
             check_store_numerics(store.provenances(), numerics, args.allow_mixed_versions)
-        executor = make_executor(args.executor, args.workers, args.ray_address, numerics)
+        timeout = sweep.run_timeout if args.run_timeout is None else args.run_timeout
+        executor = make_executor(args.executor, args.workers, args.ray_address, numerics, timeout)
         t0 = time.perf_counter()
         try:
             with executor:
-                report = run_sweep(
-                    sweep, store, executor, shown.on_outcome, shown.progress, shown.on_start
-                )
+                report = run_sweep(sweep, store, executor, shown.on_outcome, shown.progress,
+                                   shown.on_start, shown.say)  # fmt: skip
         finally:  # so that an error starts a line of its own
             shown.close()
-        shown.say(
-            f"recorded {report.recorded} runs in {time.perf_counter() - t0:.1f} s "
-            f"({report.skipped} skipped, {len(report.failed)} failed) in {args.store}"
-        )
+        shown.say(_recorded_line(report, time.perf_counter() - t0, args.store))
         runs = store.runs(sweep.keys())
     try:
         check_one_version([r.provenance for r in runs], args.allow_mixed_versions)
@@ -364,6 +383,17 @@ def _record_sweep(
         print(f"bocvs run: no table or plots: {err}", file=sys.stderr)
         runs = []
     return report, runs
+
+
+def _recorded_line(report: SweepReport, seconds: float, store: Path) -> str:
+    """What a ``bocvs run`` did, in a line: runs recorded, skipped, failed, left to another
+    ``bocvs run`` on the store, and where the logs of the runs that printed are."""
+    elsewhere = f", {report.elsewhere} by another bocvs run" if report.elsewhere else ""
+    logs = f"; what {len(report.logs)} runs printed: {report.logs[0].parent}" if report.logs else ""
+    return (
+        f"recorded {report.recorded} runs in {seconds:.1f} s ({report.skipped} skipped, "
+        f"{len(report.failed)} failed{elsewhere}) in {store}{logs}"
+    )
 
 
 def _print_sweep_report(
@@ -666,6 +696,12 @@ def build_parser() -> argparse.ArgumentParser:
                      help="the workers' kernels: pinned, to reproduce on any x86-64 machine with "
                      "AVX2, or the machine's own (default: $BOCVS_NUMERICS, else the sweep's "
                      f"numerics, else {DEFAULT}; see docs/reproducibility.md)")  # fmt: skip
+    run.add_argument("--run-timeout", type=_seconds, metavar="SECONDS",
+                     help="end a run that takes longer (its worker killed; recorded as failed, "
+                     "the other runs go on); default: the sweep's run_timeout, else no limit")  # fmt: skip
+    run.add_argument("--check-timeout", type=_seconds, metavar="SECONDS", default=CHECK_TIMEOUT,
+                     help="time limit of the startup check of each agent not of bocvs's own "
+                     f"(default {CHECK_TIMEOUT:g})")  # fmt: skip
     run.add_argument("--out", type=Path, help="plot folder (default: the sweep's name beside "
                      "the store)")  # fmt: skip
     run.add_argument("--no-plot", action="store_true", help="skip the plots")

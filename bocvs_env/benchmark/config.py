@@ -15,6 +15,7 @@ A config file is TOML (``.toml``) or JSON (``.json``) with the fields of :class:
     agents = ["random", "etc"]
     seeds = 3                 # 0, 1, 2; or an explicit list [0, 7, 9]
     numerics = "reproducible" # omit for "fast" (see bocvs_env.numerics)
+    run_timeout = 3600        # seconds a run may take; omit for no limit
     [agent_params.etc]        # keyword arguments of make_agent("etc", ...)
     beta = 2.0
     # agents = ["etc", "etc@beta1"] runs a variant of etc as an agent of its own, with the
@@ -177,6 +178,21 @@ def _seeds(value: Sequence[int] | int) -> list[int]:
     return seeds
 
 
+def check_run_timeout(value: Any) -> float | None:
+    """A run's time limit in seconds (``None``: no limit), checked: a finite number > 0.
+
+    Raises:
+        ValueError: naming the value as given.
+    """
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise ValueError(f"run_timeout must be a number of seconds, got {value!r}")
+    if not (math.isfinite(value) and value > 0):
+        raise ValueError(f"run_timeout must be a finite number of seconds > 0, got {value!r}")
+    return float(value)
+
+
 def _check_name(name: Any) -> None:
     """A sweep's name: 1-100 letters, digits, ``.``, ``_`` or ``-``, starting with a letter or
     digit."""
@@ -254,6 +270,9 @@ class SweepConfig:
             ``None`` for the default, ``fast``. The sweeps meant for publishing say
             ``reproducible``. How the runs are computed, not which: not part of
             :meth:`digest`.
+        run_timeout: seconds each run may take before its worker is killed and the run is
+            recorded as failed (unless ``bocvs run --run-timeout`` says otherwise); ``None``:
+            no limit. Not part of :meth:`digest` either.
 
     The fields are checked here; that the problems can be built with these options and the
     agents with these parameters is checked by :func:`bocvs_env.benchmark.sweep.check_sweep`.
@@ -269,6 +288,7 @@ class SweepConfig:
     agent_params: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
     problem_options: Mapping[str, Any] = field(default_factory=dict)
     numerics: Numerics | None = None
+    run_timeout: float | None = None
 
     def __post_init__(self) -> None:
         _check_name(self.name)
@@ -282,6 +302,7 @@ class SweepConfig:
         _check_agent_params(self.agent_params, agents)
         if self.numerics is not None:
             check_mode(self.numerics)
+        object.__setattr__(self, "run_timeout", check_run_timeout(self.run_timeout))
         for attr, value in (
             ("problems", problems),
             ("cost_sets", cost_sets),
@@ -325,8 +346,11 @@ class SweepConfig:
         return [c.key() for c in self.runs()]
 
     def to_dict(self) -> dict[str, Any]:
-        """A JSON-able dictionary, as in a config file."""
+        """A JSON-able dictionary, as in a config file (without ``run_timeout`` when there
+        is no limit, as the sweeps recorded before it existed)."""
         out = asdict(self)
+        if out["run_timeout"] is None:
+            del out["run_timeout"]
         for key in ("problems", "cost_sets", "variances", "budgets", "agents", "seeds"):
             out[key] = list(out[key]) if out[key] is not None else None
         return out
@@ -377,10 +401,11 @@ class SweepConfig:
         return cls.from_dict({"name": path.stem, **data})
 
     def digest(self) -> str:
-        """Eight hex digits of the definition, its name and numerics mode left out: equal
-        definitions, equal digests (``budgets=None`` and the explicit default budgets define the
-        same runs but differ as definitions)."""
-        data = {k: v for k, v in self.to_dict().items() if k != "numerics"} | {"name": None}
+        """Eight hex digits of the definition, its name, numerics mode and time limit left
+        out: equal definitions, equal digests (``budgets=None`` and the explicit default
+        budgets define the same runs but differ as definitions)."""
+        how = ("numerics", "run_timeout")
+        data = {k: v for k, v in self.to_dict().items() if k not in how} | {"name": None}
         return hashlib.sha256(_canonical(data).encode()).hexdigest()[:8]
 
     def with_overrides(self, **overrides: Any) -> SweepConfig:

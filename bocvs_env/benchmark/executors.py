@@ -18,6 +18,7 @@ failed rather than run it in another mode.
 from __future__ import annotations
 
 import ctypes
+import itertools
 import multiprocessing as mp
 import os
 import signal
@@ -25,7 +26,7 @@ import threading
 import time
 import traceback
 from abc import ABC, abstractmethod
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Generator, Iterable, Iterator
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass
@@ -35,7 +36,8 @@ from typing import Any, Protocol
 
 import torch
 
-from bocvs_env.benchmark.config import RunConfig
+from bocvs_env.benchmark.agent_output import captured_output, new_capture_file, read_output
+from bocvs_env.benchmark.config import RunConfig, check_run_timeout
 from bocvs_env.benchmark.runner import RunResult, run_config
 from bocvs_env.benchmark.signals import STOP_SIGNALS
 from bocvs_env.numerics import (
@@ -78,55 +80,132 @@ class Outcome:
     Attributes:
         config: the run.
         result: the :class:`RunResult`, or ``None`` on failure.
-        error: the formatted traceback, or ``None`` on success.
+        error: the formatted traceback (or why the run was ended), or ``None`` on success.
+        output: what the run printed on stdout and stderr (the end of it, at most
+            :data:`~bocvs_env.benchmark.agent_output.OUTPUT_LIMIT` bytes).
     """
 
     config: RunConfig
     result: RunResult | None = None
     error: str | None = None
+    output: str = ""
 
 
 def execute(config: RunConfig, sink: _Sink | None = None) -> Outcome:
-    """Run one configuration in a worker (one torch thread), reporting progress to ``sink``.
+    """Run one configuration in a worker (one torch thread), its stdout and stderr captured
+    (:attr:`Outcome.output`), reporting to ``sink`` its start (``("start", key, pid, capture
+    file)``, once the setting's oracle is computed) and its progress (``("progress", key, spent,
+    budget)``).
 
     Exceptions of the run are caught and returned as :attr:`Outcome.error`.
     """
     torch.set_num_threads(1)
     key = config.key()
     last = [0.0]
+    capture = new_capture_file()
 
     def report(spent: float, budget: float) -> None:
         now = time.monotonic()
         if sink is not None and now - last[0] >= REPORT_INTERVAL:
             last[0] = now
-            sink.put_nowait((key, spent, budget))
+            sink.put_nowait(("progress", key, spent, budget))
+
+    def started() -> None:
+        if sink is not None:
+            sink.put_nowait(("start", key, os.getpid(), capture))
 
     try:
-        use_requested_numerics()  # a worker refuses to run in a mode not in force
-        return Outcome(config, result=run_config(config, progress=report))
-    except Exception:
-        return Outcome(config, error=traceback.format_exc())
+        with captured_output(capture):
+            try:
+                use_requested_numerics()  # a worker refuses to run in a mode not in force
+                outcome = Outcome(config, result=run_config(config, report, started))
+            except Exception:
+                outcome = Outcome(config, error=traceback.format_exc())
+    finally:
+        output = read_output(capture)
+    outcome.output = output
+    return outcome
 
 
-def _drain(source: _Source | None, progress: ProgressFn | None) -> None:
-    if source is None or progress is None:
-        return
-    while True:
-        try:
-            key, spent, budget = source.get_nowait()
-        except Empty:
-            return
-        progress(key, spent, budget)
+@dataclass
+class _Started:
+    """A run a worker has started: the worker's pid, when the driver heard of it (monotonic
+    seconds) and the worker's capture file of the run's output."""
+
+    pid: int
+    at: float
+    capture: str
+
+
+class _InFlight:
+    """The runs in flight as their workers report them: progress forwarded to ``progress``,
+    starts timed for the runs' time limit."""
+
+    def __init__(self, progress: ProgressFn | None) -> None:
+        self.progress = progress
+        self.started: dict[str, _Started] = {}
+        self.ended: set[str] = set()  # runs ended at their time limit, until their worker's end
+
+    def drain(self, source: _Source) -> None:
+        """Handle every report waiting in ``source``."""
+        while True:
+            try:
+                kind, key, *rest = source.get_nowait()
+            except Empty:
+                return
+            if kind == "start":
+                self.started[key] = _Started(rest[0], time.monotonic(), rest[1])
+            elif self.progress is not None:
+                self.progress(key, *rest)
+
+    def overdue(self, limit: float | None) -> list[tuple[str, _Started]]:
+        """``(key, start)`` of the runs started more than ``limit`` seconds ago, now in
+        :attr:`ended` (each is reported once)."""
+        if limit is None:
+            return []
+        now = time.monotonic()
+        keys = [k for k, s in self.started.items() if now - s.at > limit]
+        self.ended.update(keys)
+        return [(k, self.started.pop(k)) for k in keys]
+
+    def finished(self, key: str) -> None:
+        """Forget run ``key``, removing its capture file if its worker left one (a worker
+        that died mid-run)."""
+        started = self.started.pop(key, None)
+        if started is not None:
+            read_output(started.capture)
+
+
+def timed_out(config: RunConfig, limit: float, started: _Started | None) -> Outcome:
+    """The outcome of a run ended at its time limit of ``limit`` seconds, with what it had
+    printed (read from its worker's capture file, when this host can read it)."""
+    return Outcome(
+        config,
+        error=f"timed out after {limit:g} s (the run's time limit); its worker was killed",
+        output=read_output(started.capture if started is not None else None),
+    )
 
 
 class Executor(ABC):
-    """Runs configurations and yields their outcomes as they finish (in any order)."""
+    """Runs configurations and yields their outcomes as they finish (in any order).
+
+    Attributes:
+        run_timeout: seconds a run may take (from the moment its agent is built) before its
+            worker is killed and it comes back failed, "timed out after N s"; ``None``: no
+            limit.
+    """
+
+    run_timeout: float | None = None
 
     @abstractmethod
     def run(
-        self, configs: Sequence[RunConfig], progress: ProgressFn | None = None
+        self, configs: Iterable[RunConfig], progress: ProgressFn | None = None
     ) -> Iterator[Outcome]:
-        """Run every configuration; ``progress`` is called in the driver's thread."""
+        """Run every configuration; ``progress`` is called in the driver's thread.
+
+        ``configs`` is read lazily, one configuration when a worker is free to start it (so
+        that a caller may claim each run just before it starts).
+        """
 
     def close(self) -> None:
         """Release the workers."""
@@ -195,47 +274,84 @@ def default_workers() -> int:
     return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
 
 
+class _Todo:
+    """The runs still to start: those of a broken pool first, then ``configs``, read lazily."""
+
+    def __init__(self, configs: Iterable[RunConfig]) -> None:
+        self.retry: list[RunConfig] = []
+        self.source = iter(configs)
+
+    def take(self, n: int) -> list[RunConfig]:
+        """Up to ``n`` runs to start now."""
+        out = self.retry[:n]
+        del self.retry[:n]
+        while len(out) < n and (config := next(self.source, None)) is not None:
+            out.append(config)
+        return out
+
+    def rest(self) -> list[RunConfig]:
+        """Every run left."""
+        return self.take(len(self.retry)) + list(self.source)
+
+
+def _kill(pid: int) -> None:
+    """Kill the worker ``pid`` (gone already: nothing to do)."""
+    try:
+        os.kill(pid, signal.SIGKILL)
+    except ProcessLookupError:
+        pass
+
+
 class LocalExecutor(Executor):
     """A pool of ``workers`` local processes (one per core by default), started with ``spawn``
-    in the numerics mode ``numerics``.
+    in the numerics mode ``numerics``, each run limited to ``run_timeout`` seconds (none by
+    default).
 
     When a worker dies (killed, out of memory), Python breaks the whole pool: the runs that had
     not finished are then run again on a new pool, up to :data:`POOL_RESTARTS` times, after
     which they come back as failed (a run that kills its worker every time cannot stall the
-    sweep).
+    sweep). A run past its time limit has its worker killed and comes back failed; that too
+    breaks the pool, so the runs in flight with it start again on a new one (not counted as
+    one of :data:`POOL_RESTARTS`).
 
     Raises:
-        ValueError: if ``workers`` < 1.
+        ValueError: if ``workers`` < 1 or ``run_timeout`` is not positive.
     """
 
-    def __init__(self, workers: int | None = None, numerics: Numerics = DEFAULT) -> None:
+    def __init__(
+        self,
+        workers: int | None = None,
+        numerics: Numerics = DEFAULT,
+        run_timeout: float | None = None,
+    ) -> None:
         self.workers = default_workers() if workers is None else int(workers)
         if self.workers < 1:
             raise ValueError(f"workers must be at least 1, got {workers!r}")
         self.numerics = check_mode(numerics)
+        self.run_timeout = check_run_timeout(run_timeout)
 
     def run(
-        self, configs: Sequence[RunConfig], progress: ProgressFn | None = None
+        self, configs: Iterable[RunConfig], progress: ProgressFn | None = None
     ) -> Iterator[Outcome]:
-        if not configs:
-            return
         with child_environment(self.numerics):  # the workers start (and restart) in it
-            yield from self._run_pools(configs, progress)
+            yield from self._run_pools(_Todo(configs), _InFlight(progress))
 
-    def _run_pools(
-        self, configs: Sequence[RunConfig], progress: ProgressFn | None
-    ) -> Iterator[Outcome]:
+    def _run_pools(self, todo: _Todo, runs: _InFlight) -> Iterator[Outcome]:
         ctx = mp.get_context("spawn")
-        _start_resource_tracker()
-        queue = ctx.Queue() if progress is not None else None
-        todo = list(configs)
-        for _ in range(POOL_RESTARTS + 1):
-            lost: list[RunConfig] = []
-            yield from self._run_pool(ctx, queue, todo, progress, lost)
-            todo = lost
-            if not todo:
+        queue = None
+        restarts = 0
+        while restarts <= POOL_RESTARTS:
+            first = todo.take(self.workers)
+            if not first:
                 return
-        for config in todo:
+            if queue is None:
+                _start_resource_tracker()
+                queue = ctx.Queue()
+            ended = yield from self._run_pool(ctx, queue, first, todo, runs)
+            if ended == "done":
+                return
+            restarts += ended == "broken"
+        for config in todo.rest():
             yield Outcome(
                 config,
                 error=f"not run: worker processes died {POOL_RESTARTS + 1} times during this "
@@ -243,55 +359,91 @@ class LocalExecutor(Executor):
             )
 
     def _run_pool(
-        self,
-        ctx: Any,
-        queue: Any,
-        configs: Sequence[RunConfig],
-        progress: ProgressFn | None,
-        lost: list[RunConfig],
-    ) -> Iterator[Outcome]:
-        """One pool: yield the outcomes, and put in ``lost`` the runs of a pool that broke.
+        self, ctx: Any, queue: Any, first: list[RunConfig], todo: _Todo, runs: _InFlight
+    ) -> Generator[Outcome, None, str]:
+        """One pool, of ``len(first)`` workers: start ``first``, then more of ``todo`` as
+        workers free up; yield the outcomes. Returns ``"done"``, or ``"broken"`` (a worker
+        died) or ``"killed"`` (a run past its time limit was killed) with the runs of the pool
+        put back in ``todo``.
 
         When the sweep stops early (Ctrl-C, or the caller stops reading, as on a full store) the
         workers exit at once, within :data:`_PARENT_POLL`, dropping their runs in flight as a
-        kill would; otherwise leaving the pool would wait for those runs, and the pool would
-        start the runs it had already queued.
+        kill would; otherwise leaving the pool would wait for those runs.
         """
         stop = ctx.RawValue(ctypes.c_bool, False)
         with ProcessPoolExecutor(
-            max_workers=min(self.workers, len(configs)),
+            max_workers=len(first),
             mp_context=ctx,
             initializer=_init_worker,
             initargs=(queue, os.getpid(), stop),
         ) as pool:
-            futures: dict[Future[Outcome], RunConfig] = {}
-            pending: set[Future[Outcome]] = set()
+            pending: dict[Future[Outcome], RunConfig] = {}
+            ended = "done"
             try:
-                futures = {pool.submit(_execute_in_pool, c): c for c in configs}
-                pending = set(futures)
+                pending = {pool.submit(_execute_in_pool, c): c for c in first}
                 while pending:
-                    done, pending = wait(pending, timeout=_POLL, return_when=FIRST_COMPLETED)
-                    _drain(queue, progress)
-                    interrupted = False
-                    for fut in done:
-                        err = fut.exception()
-                        if isinstance(err, KeyboardInterrupt):  # Ctrl-C reached the worker:
-                            interrupted = True  # not a failed run to record
-                        elif isinstance(err, BrokenProcessPool):
-                            lost.append(futures[fut])
-                        elif err is not None:
-                            error = "".join(traceback.format_exception(err))
-                            yield Outcome(futures[fut], error=error)
-                        else:
-                            yield fut.result()
-                    if interrupted:  # after the runs that finished with it
-                        raise KeyboardInterrupt
+                    done, _ = wait(pending, timeout=_POLL, return_when=FIRST_COMPLETED)
+                    runs.drain(queue)
+                    for outcome in self._end_overdue(pending, runs):
+                        ended = "killed"
+                        yield outcome
+                    lost: list[RunConfig] = []
+                    yield from _finished(done, pending, runs, lost)
+                    if lost:
+                        todo.retry[:0] = lost
+                        ended = "killed" if ended == "killed" else "broken"
+                    if ended == "done":
+                        for c in todo.take(len(first) - len(pending)):
+                            pending[pool.submit(_execute_in_pool, c)] = c
             except BaseException:  # KeyboardInterrupt, GeneratorExit, an error of the caller's
                 stop.value = True
                 raise
             finally:
                 for fut in pending:
                     fut.cancel()
+        return ended
+
+    def _end_overdue(
+        self, pending: dict[Future[Outcome], RunConfig], runs: _InFlight
+    ) -> Iterator[Outcome]:
+        """Kill the workers of the runs past the time limit; their outcomes. (A start
+        reported after its run's result is of no run in flight: its worker runs another.)"""
+        in_flight = {c.key(): c for c in pending.values()}
+        for key, started in runs.overdue(self.run_timeout):
+            if key in in_flight:
+                _kill(started.pid)
+                yield timed_out(in_flight[key], self.run_timeout or 0.0, started)
+            else:
+                runs.ended.discard(key)
+
+
+def _finished(
+    done: set[Future[Outcome]],
+    pending: dict[Future[Outcome], RunConfig],
+    runs: _InFlight,
+    lost: list[RunConfig],
+) -> Iterator[Outcome]:
+    """The outcomes of the ``done`` futures of a local pool, taken out of ``pending``; the runs
+    of a broken pool go to ``lost``, and those ended at their time limit (reported already) are
+    dropped."""
+    interrupted = False
+    for fut in done:
+        config = pending.pop(fut)
+        key = config.key()
+        runs.finished(key)
+        err = fut.exception()
+        if key in runs.ended:
+            runs.ended.discard(key)
+        elif isinstance(err, KeyboardInterrupt):  # Ctrl-C reached the worker:
+            interrupted = True  # not a failed run to record
+        elif isinstance(err, BrokenProcessPool):
+            lost.append(config)
+        elif err is not None:
+            yield Outcome(config, error="".join(traceback.format_exception(err)))
+        else:
+            yield fut.result()
+    if interrupted:  # after the runs that finished with it
+        raise KeyboardInterrupt
 
 
 class RayExecutor(Executor):
@@ -308,6 +460,8 @@ class RayExecutor(Executor):
         num_cpus: CPUs of the local instance (all by default); ignored with ``address``.
         numerics: the workers' numerics mode, set in each task's ``runtime_env`` (so also on
             a cluster or instance already running).
+        run_timeout: seconds a run may take before its task is cancelled (its worker
+            killed) and it comes back failed; ``None``: no limit.
 
     If Ray is already initialized in this process, its instance is used as it is: ``address``,
     ``num_cpus`` and the environment variables above are not applied, and :meth:`close` leaves
@@ -322,8 +476,10 @@ class RayExecutor(Executor):
         address: str | None = None,
         num_cpus: int | None = None,
         numerics: Numerics = DEFAULT,
+        run_timeout: float | None = None,
     ) -> None:
         self.numerics = check_mode(numerics)
+        self.run_timeout = check_run_timeout(run_timeout)
         try:
             import ray
         except ImportError as err:
@@ -343,32 +499,47 @@ class RayExecutor(Executor):
             )
 
     def run(
-        self, configs: Sequence[RunConfig], progress: ProgressFn | None = None
+        self, configs: Iterable[RunConfig], progress: ProgressFn | None = None
     ) -> Iterator[Outcome]:
-        if not configs:
-            return
         ray = self._ray
         from ray.util.queue import Queue
 
-        queue = Queue() if progress is not None else None
+        todo = iter(configs)
+        first = list(itertools.islice(todo, 1))
+        if not first:
+            return
+        queue, runs = Queue(), _InFlight(progress)
         env_vars = numerics_env(self.numerics)  # merged with the instance's variables
         task = ray.remote(num_cpus=1, max_retries=0, runtime_env={"env_vars": env_vars})(execute)
-        refs = {task.remote(c, queue): c for c in configs}
-        pending = list(refs)
+        slots = max(int(ray.cluster_resources().get("CPU", 1)), 1)  # runs in flight at most
+        refs = {task.remote(c, queue): c for c in first}
         try:
-            while pending:
-                done, pending = ray.wait(pending, num_returns=1, timeout=_POLL)
-                _drain(queue, progress)
-                for ref in done:
+            while refs:
+                for config in itertools.islice(todo, slots - len(refs)):
+                    refs[task.remote(config, queue)] = config
+                done, _ = ray.wait(list(refs), num_returns=1, timeout=_POLL)
+                runs.drain(queue)
+                yield from self._end_overdue(refs, runs)
+                for ref in (r for r in done if r in refs):
+                    config = refs.pop(ref)
+                    runs.finished(config.key())
                     try:
                         yield ray.get(ref)
                     except ray.exceptions.RayError as err:
-                        yield Outcome(refs[ref], error=f"{type(err).__name__}: {err}")
+                        yield Outcome(config, error=f"{type(err).__name__}: {err}")
         finally:
-            for ref in pending:
+            for ref in refs:
                 ray.cancel(ref)
-            if queue is not None:
-                queue.shutdown()
+            queue.shutdown()
+
+    def _end_overdue(self, refs: dict[Any, RunConfig], runs: _InFlight) -> Iterator[Outcome]:
+        """Cancel the tasks of the runs past the time limit (killing their workers), taken out
+        of ``refs``; their outcomes."""
+        in_flight = {c.key(): r for r, c in refs.items()}
+        for key, started in runs.overdue(self.run_timeout):
+            if key in in_flight:
+                self._ray.cancel(in_flight[key], force=True)
+                yield timed_out(refs.pop(in_flight[key]), self.run_timeout or 0.0, started)
 
     def close(self) -> None:
         if self._owned and self._ray.is_initialized():
@@ -380,15 +551,17 @@ def make_executor(
     workers: int | None = None,
     ray_address: str | None = None,
     numerics: Numerics = DEFAULT,
+    run_timeout: float | None = None,
 ) -> Executor:
     """An executor by name: ``local`` (``workers`` processes) or ``ray`` (``ray_address``;
-    ``workers`` CPUs of a local instance), its workers in the numerics mode ``numerics``.
+    ``workers`` CPUs of a local instance), its workers in the numerics mode ``numerics``, each
+    run limited to ``run_timeout`` seconds (``None``: no limit).
 
     Raises:
-        ValueError: for another name or mode.
+        ValueError: for another name or mode, or a time limit that is not positive.
     """
     if name == "local":
-        return LocalExecutor(workers, numerics)
+        return LocalExecutor(workers, numerics, run_timeout)
     if name == "ray":
-        return RayExecutor(address=ray_address, num_cpus=workers, numerics=numerics)
+        return RayExecutor(ray_address, workers, numerics, run_timeout)
     raise ValueError(f"unknown executor {name!r}; expected 'local' or 'ray'")

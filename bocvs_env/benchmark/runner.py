@@ -122,13 +122,17 @@ def agent_arguments(config: RunConfig, env: BOCVSEnv) -> dict[str, Any]:
 
 
 def run_config(
-    config: RunConfig, progress: Callable[[float, float], None] | None = None
+    config: RunConfig,
+    progress: Callable[[float, float], None] | None = None,
+    on_start: Callable[[], None] | None = None,
 ) -> RunResult:
     """Run one configuration to the end of its episode.
 
     Args:
         config: the run.
         progress: called as ``progress(spent, budget)`` after every step.
+        on_start: called once the setting's oracle is computed, as the agent is about to be
+            built: where a run's time limit starts (the oracle is the setting's, not the run's).
 
     Returns:
         The :class:`RunResult`.
@@ -138,6 +142,8 @@ def run_config(
     # The setting's privileged oracle (the record's set maxima) is computed once per setting and
     # cached on disk; computed here, it is left out of the times, which are the run's own.
     env.oracle()
+    if on_start is not None:
+        on_start()
     started, t0, cpu0 = utc_now(), time.perf_counter(), time.process_time()
     agent = make_agent(config.agent, **agent_arguments(config, env))
     record = run_episode(env, agent, seed=config.seed, progress=progress)

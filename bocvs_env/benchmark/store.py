@@ -284,7 +284,7 @@ def _damage(err: sqlite3.DatabaseError) -> bool:
     return not name or name.startswith(("SQLITE_CORRUPT", "SQLITE_NOTADB", "SQLITE_FORMAT"))
 
 
-def _access_error(path: Path, err: sqlite3.Error, doing: str) -> Exception:
+def access_error(path: Path, err: sqlite3.Error, doing: str) -> Exception:
     """The one-line error of a failed SQLite call on the store at ``path``."""
     name = getattr(err, "sqlite_errorname", "") or ""
     if name.startswith(("SQLITE_READONLY", "SQLITE_CANTOPEN", "SQLITE_PERM", "SQLITE_AUTH")):
@@ -437,7 +437,7 @@ class ResultStore:
         try:
             yield
         except sqlite3.Error as err:
-            raise _access_error(self.path, err, doing) from err
+            raise access_error(self.path, err, doing) from err
 
     def _writing(self) -> None:
         if self.readonly:

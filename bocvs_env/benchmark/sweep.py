@@ -9,11 +9,12 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Callable, Mapping
+import time
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any, Protocol
 
-from bocvs_env.agent import AgentCheckError, check_agent
 from bocvs_env.agent_registration import (
     accepted_params,
     agent_class,
@@ -24,6 +25,9 @@ from bocvs_env.agent_registration import (
     registered_agents,
     required_params,
 )
+from bocvs_env.benchmark.agent_check import CHECK_TIMEOUT, check_within
+from bocvs_env.benchmark.agent_output import keep_output
+from bocvs_env.benchmark.claims import Claimant, RunClaims
 from bocvs_env.benchmark.config import RunConfig, SweepConfig
 from bocvs_env.benchmark.executors import Executor, Outcome, ProgressFn
 from bocvs_env.benchmark.runner import agent_arguments, check_privileged
@@ -50,12 +54,17 @@ class SweepReport:
         failed: ``(config, traceback)`` of runs that raised; the store records them as failed
             (:meth:`~bocvs_env.benchmark.store.ResultStore.failures`) and a later call retries
             them.
+        elsewhere: runs that another driver on the store recorded (or failed) meanwhile.
+        logs: the log files of the runs that printed
+            (:func:`~bocvs_env.benchmark.agent_output.keep_output`).
     """
 
     total: int
     skipped: int
     recorded: int = 0
     failed: list[tuple[RunConfig, str]] = field(default_factory=list)
+    elsewhere: int = 0
+    logs: list[Path] = field(default_factory=list)
 
 
 def pending_runs(sweep: SweepConfig, store: HasRuns) -> tuple[list[RunConfig], int]:
@@ -159,11 +168,12 @@ def check_sweep(sweep: SweepConfig) -> None:
                 raise ValueError(f"{where}: agent {agent!r}: {err}") from err
 
 
-def check_outside_agents(sweep: SweepConfig) -> None:
+def check_outside_agents(sweep: SweepConfig, timeout: float = CHECK_TIMEOUT) -> None:
     """Check each agent of the sweep that is not one of bocvs's own (an import path, or a name
     another distribution registers) with :func:`bocvs_env.agent.check_agent`, once, on a short
     episode of the sweep's first setting for it, so that a broken agent fails before the sweep
-    starts rather than in every worker.
+    starts rather than in every worker; each check runs in a process of its own, killed after
+    ``timeout`` seconds (:func:`~bocvs_env.benchmark.agent_check.check_within`).
 
     Raises:
         ValueError: naming the agent and what to change.
@@ -172,15 +182,11 @@ def check_outside_agents(sweep: SweepConfig) -> None:
     for config in sweep.runs():
         if not is_builtin(config.agent):
             first.setdefault(config.agent, config)
-    for agent, config in first.items():
-        kwargs = config.env_kwargs()
-        env_id = f"bocvs/{PROBLEMS[kwargs.pop('problem')].env_name}-v{VERSION}"
-        env = BOCVSEnv(**config.env_kwargs(), privileged_info=False)
-        built = make_agent(agent, **agent_arguments(config, env))
-        try:
-            check_agent(built, env_id=env_id, seed=config.seed, **kwargs)
-        except AgentCheckError as err:
-            raise ValueError(f"sweep {sweep.name!r}: {err}") from err
+    for config in first.values():
+        env_id = f"bocvs/{PROBLEMS[config.problem].env_name}-v{VERSION}"
+        failed = check_within(config, env_id, timeout)
+        if failed is not None:
+            raise ValueError(f"sweep {sweep.name!r}: {failed}")
 
 
 def run_sweep(
@@ -190,8 +196,15 @@ def run_sweep(
     on_outcome: Callable[[Outcome], None] | None = None,
     progress: ProgressFn | None = None,
     on_start: Callable[[SweepReport], None] | None = None,
+    say: Callable[[str], None] | None = None,
 ) -> SweepReport:
     """Run the sweep's missing runs and record each one as it finishes.
+
+    Each run is claimed in the store just before it starts (:mod:`~bocvs_env.benchmark.claims`),
+    so that several drivers on one store split the runs: a run another live driver has claimed
+    is left to it, and once this driver has nothing left to start it waits for those runs (told
+    through ``say``), taking over any whose driver dies. What a run printed goes to its log
+    beside the store (:func:`~bocvs_env.benchmark.agent_output.keep_output`).
 
     Args:
         sweep: the sweep.
@@ -200,6 +213,7 @@ def run_sweep(
         on_outcome: called after each outcome is handled (recorded or failed).
         progress: forwarded to the executor: ``progress(key, spent, budget)``.
         on_start: called once the pending runs are known, before any runs.
+        say: called with a line for the user (runs left to another driver).
 
     Raises:
         ValueError: if the sweep does not pass :func:`check_sweep` (nothing is stored then).
@@ -212,19 +226,88 @@ def run_sweep(
     report = SweepReport(total=len(pending) + skipped, skipped=skipped)
     if on_start is not None:
         on_start(report)
-    outcomes = executor.run(pending, progress)
+    claims = RunClaims(store)
+    said = ""
+    try:
+        while pending:
+            others: dict[str, Claimant] = {}
+            claimed = _claimed(pending, claims, sweep.name, others, report)
+            ran = _record_outcomes(executor.run(claimed, progress), store, sweep, claims,
+                                   report, on_outcome)  # fmt: skip
+            pending = [c for c in pending if c.key() in others]
+            if pending and not ran:  # else look again at once: some may be done meanwhile
+                said = _wait_for(others, say, said)
+    finally:
+        claims.close()
+    return report
+
+
+#: Seconds between two looks at the runs another driver is computing.
+CLAIM_POLL = 2.0
+
+
+def _claimed(
+    configs: list[RunConfig],
+    claims: RunClaims,
+    sweep: str,
+    others: dict[str, Claimant],
+    report: SweepReport,
+) -> Iterator[RunConfig]:
+    """The runs of ``configs`` this driver claims, each claimed as the executor reads it; those
+    another live driver holds go in ``others``, those another driver recorded (or failed) count
+    in ``report.elsewhere``."""
+    for config in configs:
+        found = claims.claim(config, sweep)
+        if found == "claimed":
+            yield config
+        elif isinstance(found, Claimant):
+            others[config.key()] = found
+        else:
+            report.elsewhere += 1
+
+
+def _record_outcomes(
+    outcomes: Iterator[Outcome],
+    store: ResultStore,
+    sweep: SweepConfig,
+    claims: RunClaims,
+    report: SweepReport,
+    on_outcome: Callable[[Outcome], None] | None,
+) -> int:
+    """Record each outcome as it arrives (a run, or its failure with the path of its log) and
+    release its claim; how many there were."""
+    count = 0
     try:
         for outcome in outcomes:
+            config = outcome.config
+            log = keep_output(config.key(), config.label(), outcome.output, store.path)
+            if log is not None:
+                report.logs.append(log)
             if outcome.result is not None:
                 report.recorded += store.add(outcome.result, sweep=sweep.name)
             else:
                 error = outcome.error or "unknown error"
+                if log is not None:
+                    error += f"\n(what the run printed: {log})"
                 store.record_failure(outcome.config, sweep.name, error)
                 report.failed.append((outcome.config, error))
+            claims.release(outcome.config.key(), failed=outcome.result is None)
+            count += 1
             if on_outcome is not None:
                 on_outcome(outcome)
     finally:  # stop the workers now when the store cannot take more (a full disk)
         close = getattr(outcomes, "close", None)
         if close is not None:
             close()
-    return report
+    return count
+
+
+def _wait_for(others: dict[str, Claimant], say: Callable[[str], None] | None, said: str) -> str:
+    """Say which drivers hold the runs left, unless that was ``said`` last, and wait
+    :data:`CLAIM_POLL` seconds; what was said."""
+    holders = ", ".join(sorted({str(c) for c in others.values()}))
+    line = f"waiting for {len(others)} runs that another bocvs run is computing ({holders})"
+    if say is not None and line != said:
+        say(line)
+    time.sleep(CLAIM_POLL)
+    return line

@@ -138,6 +138,22 @@ def test_a_sweep_names_its_numerics_mode_outside_its_definition(tmp_path: Path) 
         replace(pinned, numerics="exact")  # type: ignore[arg-type]
 
 
+def test_a_sweep_file_sets_a_time_limit_per_run_outside_its_definition(tmp_path: Path) -> None:
+    """``run_timeout`` says how long a run may take, not which runs: the digest and the keys
+    ignore it, and a sweep without one records as before."""
+    toml = tmp_path / "limited.toml"
+    toml.write_text('problems = ["hartmann3"]\nrun_timeout = 90\n')
+    limited = SweepConfig.from_file(toml)
+    assert limited.run_timeout == 90.0 and _sweep().run_timeout is None
+    assert limited.digest() == replace(limited, run_timeout=None).digest()
+    assert limited.keys() == replace(limited, run_timeout=None).keys()
+    assert SweepConfig.from_dict(limited.to_dict()) == limited
+    assert "run_timeout" not in _sweep().to_dict()
+    for bad in (0, -1, float("inf"), "soon", True):
+        with pytest.raises(ValueError, match=f"run_timeout .* got {bad!r}"):
+            replace(limited, run_timeout=bad)
+
+
 def test_missing_config_file(tmp_path: Path) -> None:
     with pytest.raises(FileNotFoundError, match="no sweep config"):
         SweepConfig.from_file(tmp_path / "none.toml")
