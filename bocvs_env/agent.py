@@ -167,7 +167,7 @@ def _played(agent: Any, env: Any, seed: int, steps: int) -> list[tuple[int, list
         AgentCheckError: when a member raises or an action is malformed.
     """
     from bocvs_env.actions import parse_action
-    from bocvs_env.evaluation import public_info
+    from bocvs_env.env import public_info
 
     task = env.unwrapped.task
     name = agent.name

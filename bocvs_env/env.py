@@ -23,6 +23,13 @@ ObsType = dict[str, Any]
 #: The finite stand-in for an unbounded observation (Gymnasium warns on infinite bounds).
 _BIG = float(np.finfo(np.float64).max)
 ActType = dict[str, Any]
+#: The ``info`` entry of the values only the metrics may see (``{"g": g_{i_t}(x_t)}``).
+PRIVILEGED_KEY = "privileged"
+
+
+def public_info(info: dict[str, Any]) -> dict[str, Any]:
+    """``info`` without the privileged entry, as an agent may see it."""
+    return {k: v for k, v in info.items() if k != PRIVILEGED_KEY}
 
 
 class EpisodeEndedError(RuntimeError):
@@ -255,7 +262,7 @@ class BOCVSEnv(gym.Env[ObsType, ActType]):
             "step": self._steps,
         }
         if self.privileged_info:
-            info["privileged"] = {"g": self.goal.g_one(i, full)}
+            info[PRIVILEGED_KEY] = {"g": self.goal.g_one(i, full)}
         if self.render_mode == "human":
             self.render()
         return self._copy_obs(), y, False, False, info

@@ -1,4 +1,7 @@
-"""The evaluation loop: one episode of any agent on a BOCVS environment, as a record."""
+"""The evaluation loop: one episode of any agent on a BOCVS environment, as a record.
+
+``public_info`` (``info`` as an agent may see it) is :func:`bocvs_env.env.public_info`.
+"""
 
 from __future__ import annotations
 
@@ -12,10 +15,8 @@ import numpy as np
 
 from bocvs_env.agent import Agent
 from bocvs_env.budget import cumulative_spend
-from bocvs_env.env import BOCVSEnv
+from bocvs_env.env import PRIVILEGED_KEY, BOCVSEnv, public_info
 from bocvs_env.numerics import Numerics, use_numerics, use_requested_numerics
-
-PRIVILEGED_KEY = "privileged"
 
 
 @dataclass
@@ -62,11 +63,6 @@ class EpisodeRecord:
         """Cumulative cost after each step, shape ``(T,)``, summed exactly as the environment
         accounts it (:func:`bocvs_env.budget.cumulative_spend`), so never above the budget."""
         return cumulative_spend(self.cost)
-
-
-def public_info(info: dict[str, Any]) -> dict[str, Any]:
-    """``info`` without the privileged entry, as an agent may see it."""
-    return {k: v for k, v in info.items() if k != PRIVILEGED_KEY}
 
 
 def run_episode(

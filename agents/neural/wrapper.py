@@ -16,8 +16,7 @@ import numpy as np
 from gymnasium import spaces
 
 from agents.neural.features import CandidateFeatures, FeatureConfig
-from bocvs_env.env import unwrap_bocvs
-from bocvs_env.evaluation import public_info
+from bocvs_env.env import public_info, unwrap_bocvs
 
 
 class CandidateEnv(gym.Wrapper, gym.utils.RecordConstructorArgs):

@@ -42,6 +42,7 @@ import bocvs_env
 from bocvs_env.benchmark.atomic import disk_full
 from bocvs_env.benchmark.config import RunConfig, SweepConfig
 from bocvs_env.benchmark.runner import RunResult, utc_now
+from bocvs_env.benchmark.stored_run import StoredRun
 from bocvs_env.evaluation import EpisodeRecord
 
 #: SQLite's ``application_id`` of a bocvs result store ("bcvs").
@@ -126,25 +127,6 @@ class FailedRun:
     config: RunConfig
     error: str
     attempts: int
-
-
-@dataclass
-class StoredRun:
-    """A run read back from the store.
-
-    Attributes:
-        key: the configuration's digest.
-        sweep: the sweep that recorded it.
-        config: its configuration.
-        record: the episode, ready for :mod:`bocvs_env.metrics`.
-        provenance: versions, host, timestamps, agent parameters, git commit.
-    """
-
-    key: str
-    sweep: str
-    config: RunConfig
-    record: EpisodeRecord
-    provenance: dict[str, Any]
 
 
 def _json_default(obj: Any) -> Any:

@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING, Any
 import bocvs_env
 
 if TYPE_CHECKING:
-    from bocvs_env.benchmark.store import StoredRun
+    from bocvs_env.benchmark.stored_run import StoredRun
 
 #: The libraries whose versions are part of a run's code version.
 KEY_DEPENDENCIES = ("numpy", "scipy", "torch", "gpytorch", "botorch")

@@ -146,7 +146,7 @@ def builtin_env_id(name: str) -> str:
 def _from_builtin(source: ProblemSource, seed: int) -> Process:
     import gymnasium as gym
 
-    from bocvs_env.evaluation import public_info
+    from bocvs_env.env import public_info
 
     env = gym.make(builtin_env_id(source.name), **source.options)
     try:

@@ -1,4 +1,4 @@
-"""The modules of ``agents`` import one another without a circle, so that each can be read,
+"""The modules of ``agents`` and of ``bocvs_env`` each import one another without a circle, so that each can be read,
 tested and changed after the ones it builds on (imports under ``TYPE_CHECKING`` count too:
 they are a dependency of the code's meaning)."""
 
@@ -7,7 +7,7 @@ from __future__ import annotations
 import ast
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[1]
 
 
 def module_name(path: Path, root: Path) -> str:
@@ -17,7 +17,7 @@ def module_name(path: Path, root: Path) -> str:
 
 def imports(path: Path, root: Path, package: str, known: set[str]) -> set[str]:
     """The modules of ``known`` that the module at ``path`` imports (``from a import b`` counts
-    ``a.b`` where that is a module, else ``a``)."""
+    ``a.b`` where that is a module, else ``a``), the root ``package`` left out."""
     found: set[str] = set()
     for node in ast.walk(ast.parse(path.read_text())):
         if isinstance(node, ast.Import):
@@ -28,6 +28,9 @@ def imports(path: Path, root: Path, package: str, known: set[str]) -> set[str]:
             continue
         found.update(n for n in names if n in known and n.startswith(package))
     found.discard(module_name(path, root))
+    # Every module of a package imports the package's root first, whatever it names, so an
+    # import of the root itself (``import bocvs_env`` for ``__version__``) adds no dependency.
+    found.discard(package)
     return found
 
 
@@ -68,6 +71,10 @@ def circles(package: str, root: Path = ROOT) -> list[list[str]]:
 
 def test_the_agents_modules_import_one_another_without_a_circle() -> None:
     assert circles("agents") == []
+
+
+def test_the_environments_modules_import_one_another_without_a_circle() -> None:
+    assert circles("bocvs_env") == []
 
 
 def test_a_circle_is_found_through_a_type_checking_import(tmp_path: Path) -> None:
