@@ -28,7 +28,6 @@ import io
 import json
 import os
 import sqlite3
-import tempfile
 import zlib
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
@@ -44,6 +43,7 @@ from bocvs_env.benchmark.config import RunConfig, SweepConfig
 from bocvs_env.benchmark.runner import RunResult, utc_now
 from bocvs_env.benchmark.stored_run import StoredRun
 from bocvs_env.evaluation import EpisodeRecord
+from bocvs_env.sqlite_file import create_sqlite, remove_stale_temporaries
 
 #: SQLite's ``application_id`` of a bocvs result store ("bcvs").
 APPLICATION_ID = 0x62637673
@@ -206,57 +206,22 @@ def _check_schema(path: Path) -> None:
         raise StoreError(f"{path} is a damaged bocvs result store: {integrity}")
 
 
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
-
-
-def _remove_stale_temporaries(path: Path) -> None:
-    """Remove what builders of ``path`` that are no longer running left behind (a builder's
-    temporary files carry its pid: ``.<name>.<pid>.<random>.tmp`` and SQLite's siblings)."""
-    for tmp in path.parent.glob(f".{path.name}.*.tmp*"):
-        pid = tmp.name[len(path.name) + 2 :].split(".", 1)[0]
-        if pid.isdigit() and not _alive(int(pid)):
-            tmp.unlink(missing_ok=True)
-
-
 def _create(path: Path) -> None:
-    """Build an empty store in a temporary file and link it into place (never over a file)."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    _remove_stale_temporaries(path)
-    fd, tmp_name = tempfile.mkstemp(
-        prefix=f".{path.name}.{os.getpid()}.", suffix=".tmp", dir=path.parent
-    )
-    os.close(fd)
-    tmp = Path(tmp_name)
-    try:
-        conn = sqlite3.connect(tmp, isolation_level=None)
-        try:
-            conn.execute(f"PRAGMA application_id = {APPLICATION_ID}")
-            conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
-            conn.executescript(_SCHEMA + _FAILURES)
-            conn.executemany(
-                "INSERT INTO bocvs_store (key, value) VALUES (?, ?)",
-                [
-                    ("format", FORMAT_NAME),
-                    ("created_at", utc_now()),
-                    ("created_by", f"bocvs {bocvs_env.__version__}"),
-                ],
-            )
-            conn.execute("PRAGMA journal_mode = WAL")
-        finally:
-            conn.close()
-        try:
-            os.link(tmp, path)
-        except FileExistsError:
-            pass  # another driver created it meanwhile; it is checked like any existing file
-    finally:
-        tmp.unlink(missing_ok=True)
+    """Build an empty store and link it into place (never over a file: another driver may have
+    made it meanwhile, and it is then checked like any existing file)."""
+
+    def build(conn: sqlite3.Connection) -> None:
+        conn.executescript(_SCHEMA + _FAILURES)
+        conn.executemany(
+            "INSERT INTO bocvs_store (key, value) VALUES (?, ?)",
+            [
+                ("format", FORMAT_NAME),
+                ("created_at", utc_now()),
+                ("created_by", f"bocvs {bocvs_env.__version__}"),
+            ],
+        )
+
+    create_sqlite(path, APPLICATION_ID, SCHEMA_VERSION, build)
 
 
 def _damage(err: sqlite3.DatabaseError) -> bool:
@@ -324,7 +289,7 @@ def _connect_readonly(path: Path, timeout: float) -> sqlite3.Connection:
 
 def _connect_writable(path: Path, timeout: float) -> sqlite3.Connection:
     """A connection in WAL mode that has shown it can take the write lock."""
-    _remove_stale_temporaries(path)
+    remove_stale_temporaries(path)
     conn = sqlite3.connect(path, timeout=timeout, isolation_level=None)
     try:
         if conn.execute("PRAGMA journal_mode").fetchone()[0] != "wal":

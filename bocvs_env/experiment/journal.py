@@ -18,9 +18,7 @@ from __future__ import annotations
 import contextlib
 import io
 import json
-import os
 import sqlite3
-import tempfile
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -29,6 +27,7 @@ from typing import Any
 import numpy as np
 
 from bocvs_env.experiment.loop import Answer, Suggestion
+from bocvs_env.sqlite_file import create_sqlite
 
 #: SQLite's ``application_id`` of a journal ("BOEX").
 APPLICATION_ID = 0x424F4558
@@ -94,27 +93,14 @@ class Journal:
         path = Path(path)
         if path.exists():
             raise JournalError(f"{path} exists: open it, or choose another path")
-        path.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp_name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-        os.close(fd)
-        tmp = Path(tmp_name)
-        try:
-            conn = sqlite3.connect(tmp, isolation_level=None)
-            try:
-                conn.execute(f"PRAGMA application_id = {APPLICATION_ID}")
-                conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
-                conn.executescript(_SCHEMA)
-                conn.executemany("INSERT INTO header VALUES (?, ?)",
-                                 [(k, json.dumps(v)) for k, v in header.items()])  # fmt: skip
-                conn.execute("PRAGMA journal_mode = WAL")
-            finally:
-                conn.close()
-            try:
-                os.link(tmp, path)
-            except FileExistsError:
-                raise JournalError(f"{path} exists: open it, or choose another path") from None
-        finally:
-            tmp.unlink(missing_ok=True)
+
+        def build(conn: sqlite3.Connection) -> None:
+            conn.executescript(_SCHEMA)
+            conn.executemany("INSERT INTO header VALUES (?, ?)",
+                             [(k, json.dumps(v)) for k, v in header.items()])  # fmt: skip
+
+        if not create_sqlite(path, APPLICATION_ID, SCHEMA_VERSION, build):
+            raise JournalError(f"{path} exists: open it, or choose another path")
         return cls.open(path)
 
     @classmethod
