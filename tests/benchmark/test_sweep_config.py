@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from dataclasses import replace
 from pathlib import Path
+from typing import Any
 
 import pytest
 from bench_helpers import sweep_seeds
@@ -149,7 +150,8 @@ def test_a_sweep_file_sets_a_time_limit_per_run_outside_its_definition(tmp_path:
     assert limited.keys() == replace(limited, run_timeout=None).keys()
     assert SweepConfig.from_dict(limited.to_dict()) == limited
     assert "run_timeout" not in _sweep().to_dict()
-    for bad in (0, -1, float("inf"), "soon", True):
+    bads: tuple[Any, ...] = (0, -1, float("inf"), "soon", True)
+    for bad in bads:
         with pytest.raises(ValueError, match=f"run_timeout .* got {bad!r}"):
             replace(limited, run_timeout=bad)
 
