@@ -16,6 +16,7 @@ from agents.policies.etc import PRESETS, AuthorsRules, ETCAgent
 from agents.policies.etc.authors import (
     AuthorsThreshold,
     BudgetRoundRobin,
+    LateRandomPhase,
     RoundCostBound,
     authors_choice,
     authors_threshold,
@@ -25,6 +26,7 @@ from agents.policies.etc.port import Observed
 from agents.policies.etc.state import ETCState, Round
 from agents.policies.etc.tolerances import RelativeTolerance
 from agents.policies.etc.value_bounds import IntersectedBounds
+from bocvs_env.env import BOCVSEnv
 from tests.agents.test_agents import FAST, play
 
 #: The grid's cheap mean costs, three sets at each of the two lower levels and the full set.
@@ -131,16 +133,58 @@ def test_each_part_switches_alone_to_algorithm_1s() -> None:
         AuthorsRules(beta_lower=-1.0)
 
 
+def hartmann3(budget: float) -> BOCVSEnv:
+    env = gym.make("bocvs/Hartmann3-v1", budget=budget, privileged_info=False).unwrapped
+    assert isinstance(env, BOCVSEnv)
+    return env
+
+
 def test_etc_authors_explores_by_budget_then_commits_on_hartmann3() -> None:
     agent = PRESETS["etc-authors"](**FAST)
     assert isinstance(agent, ETCAgent) and agent.name == "etc-authors"
-    env = gym.make("bocvs/Hartmann3-v1", budget=2.0, privileged_info=False).unwrapped
-    actions = play(env, agent, seed=0)  # type: ignore[arg-type]
+    env = hartmann3(budget=3.0)
+    actions = play(env, agent, seed=0)
     log = agent.diagnostics()
     explore = [e for e in log if e["phase"] == "explore"]
-    m = env.task.n_sets  # type: ignore[attr-defined]
+    m = env.task.n_sets
     assert [e["set"] for e in explore][:m] == [*range(1, m), 0][: len(explore)]
-    assert len(log) == len(actions) and len(explore) < len(log)
+    assert len(log) == len(actions) and len(log) - len(explore) >= 3
     exploit = log[len(explore) :]
     assert all(e["phase"] == "exploit" and "threshold" in e for e in exploit)
     assert [e["set"] for e in exploit] == [i for i, _ in actions[len(explore) :]]
+
+
+def test_the_late_phase_draws_every_set_at_random_from_a_round_on_and_repeats_by_seed() -> None:
+    late = LateRandomPhase(after_round=450, beta=2.0)
+    before, at = observed([448, 0, 0], CHEAP[:3]), observed([449, 0, 0], CHEAP[:3])
+    assert not late.active(before) and late.active(at)
+    assert not late.frozen(False, observed([447, 0, 0], CHEAP[:3]))
+    assert late.frozen(False, before) and not late.frozen(True, before)
+    model = BoundsModel(lower=[0.0] * 3, upper=[1.0, 2.0, 3.0])
+    round = Round(ETCState(ucb_bar=np.full(3, np.inf)), at, model)  # type: ignore[arg-type]
+
+    def draws(seed: int) -> list[int]:
+        rng = np.random.default_rng(seed)
+        return [late.choose(round, rng).set for _ in range(60)]
+
+    assert set(draws(0)) == {0, 1, 2} and draws(0) == draws(0)
+    assert model.widths == {"ucb": 2.0}
+    choice = late.choose(round, np.random.default_rng(0))
+    np.testing.assert_array_equal(choice.x, np.full(2, float(choice.set)))
+
+
+def test_from_the_late_round_the_model_stops_growing_and_sets_are_random() -> None:
+    env = hartmann3(budget=4.0)
+    first = PRESETS["etc-authors"](**FAST)
+    play(env, first, seed=0)
+    explored = sum(e["phase"] == "explore" for e in first.diagnostics())
+    after = explored + 3
+    agent = PRESETS["etc-authors"](**FAST, late_round=after)
+    actions = play(env, agent, seed=0)
+    log = agent.diagnostics()
+    assert [e["phase"] for e in log[explored : after - 1]] == ["exploit", "exploit"]
+    assert [e["phase"] for e in log[after - 1 :]] == ["late"] * (len(log) - after + 1)
+    assert [e["set"] for e in log[after - 1 :]] == [i for i, _ in actions[after - 1 :]]
+    initial = len(agent.y) - int(agent.plays.sum())
+    assert agent.surrogate.n_train == initial + after - 2  # the data up to round after - 2
+    assert len(actions) > after + 3  # the late phase played several rounds

@@ -134,3 +134,30 @@ class BudgetRoundRobin:
 
     def next_set(self, round: Round) -> ExploreChoice:
         return ExploreChoice((round.state.n_explore + 1) % round.observed.task.n_sets)
+
+
+@dataclass(frozen=True)
+class LateRandomPhase:
+    """The authors' late phase (row 13): once exploration has ended, from round
+    ``after_round`` on, a uniformly random set (from the agent's seeded generator) at its
+    ``argmax E[mu + beta sigma]`` on the model of round ``after_round - 1``, which no later
+    play updates. Where exploration runs past that round, the model keeps the data up to the
+    last exploration play (the authors' keeps it up to the one before)."""
+
+    after_round: int = 450
+    beta: float = 2.0
+
+    def frozen(self, exploring: bool, observed: Observed) -> bool:
+        """Whether the play being observed (not yet recorded) leaves the model as it is."""
+        return not exploring and current_round(observed) >= self.after_round - 1
+
+    def active(self, observed: Observed) -> bool:
+        """Whether this exploitation decision belongs to the late phase."""
+        return current_round(observed) >= self.after_round
+
+    def choose(self, round: Round, rng: np.random.Generator) -> Commitment:
+        """This round's random set and its query."""
+        i = int(rng.integers(round.observed.task.n_sets))
+        value, x = round.model.beta_maxima([i], "ucb", self.beta)[i]
+        log = {"phase": "late", "set": i, "value": value, "round": current_round(round.observed)}
+        return Commitment(i, x, log)

@@ -16,7 +16,12 @@ from types import MappingProxyType
 from typing import Any, Literal
 
 from agents.config import Rules, check_choice
-from agents.policies.etc.authors import AuthorsThreshold, BudgetRoundRobin, RoundCostBound
+from agents.policies.etc.authors import (
+    AuthorsThreshold,
+    BudgetRoundRobin,
+    LateRandomPhase,
+    RoundCostBound,
+)
 from agents.policies.etc.cost_bounds import BernsteinCostBound, CostBound, HoeffdingCostBound
 from agents.policies.etc.exploration import BalancedCycles, Exploration, RoundRobin, SpendBalanced
 from agents.policies.etc.groups import GroupedExploration
@@ -284,6 +289,10 @@ class AuthorsRules(ETCRules):
             ``"intersected"`` (Algorithm 1's running bars with its tolerance).
         beta_upper: the width of the authors' exploitation upper bound.
         beta_lower: the width of the authors' lower bound.
+        late_round: the round from which exploitation plays random sets on a model no longer
+            updated (:class:`~agents.policies.etc.authors.LateRandomPhase`); ``None``: never,
+            as Algorithm 1.
+        late_beta: the width of the late phase's upper bound, its query's.
     """
 
     exploration: Literal["budget", "cycles"] = "budget"
@@ -291,13 +300,17 @@ class AuthorsRules(ETCRules):
     threshold: Literal["authors", "intersected"] = "authors"
     beta_upper: float = 1.96
     beta_lower: float = 0.3
+    late_round: int | None = 450
+    late_beta: float = 2.0
 
     def __post_init__(self) -> None:
         super().__post_init__()
         check_choice("exploration", self.exploration, ("budget", "cycles"))
         check_choice("cost_bound", self.cost_bound, ("round", "hoeffding"))
         check_choice("threshold", self.threshold, ("authors", "intersected"))
-        for name, beta in (("beta_upper", self.beta_upper), ("beta_lower", self.beta_lower)):
+        check_optional_positive_integers(late_round=self.late_round)
+        widths = (self.beta_upper, self.beta_lower, self.late_beta)
+        for name, beta in zip(("beta_upper", "beta_lower", "late_beta"), widths, strict=True):
             if not (math.isfinite(beta) and beta >= 0):
                 raise ValueError(f"{name} must be finite and >= 0, got {beta!r}")
 
@@ -317,4 +330,5 @@ class AuthorsRules(ETCRules):
             RoundCostBound() if self.cost_bound == "round" else HoeffdingCostBound()
         )
         tolerance = RelativeTolerance(self.alpha0, self.halve_every)
-        return ETCParts(exploration, cost_bound, value_bound, UCBQuery(), tolerance)
+        late = None if self.late_round is None else LateRandomPhase(self.late_round, self.late_beta)
+        return ETCParts(exploration, cost_bound, value_bound, UCBQuery(), tolerance, late)
