@@ -278,6 +278,8 @@ class GETCRules(ETCRules):
 class AuthorsRules(ETCRules):
     """ETC as its authors' released code runs it (docs/agents/etc-text-and-code.md), one switch
     per ported part, each with Algorithm 1's behaviour (:class:`ETCRules`) as its other value.
+    ``alpha0`` and ``halve_every`` act only with ``threshold="intersected"`` (the authors'
+    threshold has no tolerance).
 
     Args:
         exploration: ``"budget"`` (:class:`~agents.policies.etc.authors.BudgetRoundRobin`:
