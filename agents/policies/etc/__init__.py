@@ -11,6 +11,7 @@ The package (docs/design/etc-package.md):
   :mod:`.model` implements the port on the agent's GP;
 - the parts: :mod:`.exploration`, :mod:`.groups`, :mod:`.relevance`, :mod:`.cost_bounds`,
   :mod:`.value_bounds`, :mod:`.queries`, :mod:`.tolerances`, composed in :mod:`.parts`;
+  the authors' code's parts in :mod:`.authors`;
 - :mod:`.rules`: the rules of ETC, FETC and GETC, which choose the parts;
 - :mod:`.computation`: how much the policy computes; :mod:`.presets`: the registered names.
 """
@@ -28,6 +29,7 @@ from agents.policies.etc.presets import (
     COMPONENTS,
     GETC_ABLATIONS,
     PRESETS,
+    etc_authors,
     etc_bernstein,
     etc_bounded,
     etc_current,
@@ -41,7 +43,14 @@ from agents.policies.etc.presets import (
     getc_replays,
     getc_spend,
 )
-from agents.policies.etc.rules import ETC_RULES, ETC_SWITCHES, ETCRules, FETCRules, GETCRules
+from agents.policies.etc.rules import (
+    ETC_RULES,
+    ETC_SWITCHES,
+    AuthorsRules,
+    ETCRules,
+    FETCRules,
+    GETCRules,
+)
 
 __all__ = [
     "ABLATIONS",
@@ -54,11 +63,13 @@ __all__ = [
     "ETC_SWITCHES",
     "GETC_ABLATIONS",
     "PRESETS",
+    "AuthorsRules",
     "ETCAgent",
     "ETCComputation",
     "ETCRules",
     "FETCRules",
     "GETCRules",
+    "etc_authors",
     "etc_bernstein",
     "etc_bounded",
     "etc_current",

@@ -9,7 +9,7 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from agents.base import Action, Observation
+from agents.base import Action, BaseAgent, Observation
 from agents.policies.etc.computation import ETC_EXACT, ETCComputation
 from agents.policies.etc.exploration import ExploreChoice
 from agents.policies.etc.model import GPModelPort
@@ -105,6 +105,22 @@ class ETCAgent(ModelBasedAgent):
             return self.commit(round)
         return self.explore_round(exploration.next_set(round), round)
 
+    def observe(
+        self,
+        action: Action,
+        observation: Observation,
+        reward: float,
+        terminated: bool,
+        truncated: bool,
+        info: dict[str, Any],
+    ) -> None:
+        """Record the play; a late phase that froze the model records the data alone."""
+        late = self.parts.late_phase
+        if late is not None and late.frozen(self.state.exploring, self.observed()):
+            BaseAgent.observe(self, action, observation, reward, terminated, truncated, info)
+            return
+        super().observe(action, observation, reward, terminated, truncated, info)
+
     def hold_spend(self) -> float:
         """The spend a decision is held for: none in exploration by a rule that does not hold
         its decisions (:class:`~agents.policies.etc.groups.GroupedExploration`)."""
@@ -147,6 +163,10 @@ class ETCAgent(ModelBasedAgent):
         """One exploitation decision: ``alpha`` by the tolerance, the set by the value bound,
         its query by the exploitation query."""
         parts = self.parts
+        if parts.late_phase is not None and parts.late_phase.active(round.observed):
+            late = parts.late_phase.choose(round, self.rng)
+            self.log(**late.log)
+            return {"control_set": late.set, "x": late.x}
         alpha = parts.tolerance.alpha(round.state, round.observed)
         choice = parts.value_bound.exploit(round, alpha, parts.tolerance, parts.cost_bound)
         round.state.n_exploit += 1

@@ -8,7 +8,7 @@ from collections.abc import Iterable, Sequence
 import numpy as np
 from torch import Tensor
 
-from agents.acquisition import Integrand, SetOptimizer, SetScores
+from agents.acquisition import Bound, Integrand, SetOptimizer, SetScores
 from agents.acquisition.screening import set_candidates
 from agents.expected_posterior import ExpectedPosterior
 from agents.policies.etc.computation import LcbTracking
@@ -47,6 +47,18 @@ class GPModelPort:
 
     def set_maxima(self, sets: Sequence[int], bound: Integrand = "ucb") -> Maxima:
         return self._agent.set_maxima(sets, bound)
+
+    def beta_maxima(self, sets: Sequence[int], bound: Bound, beta: float) -> Maxima:
+        """``max_{x^i} E[mu +- beta sigma]`` and its maximizer (a full query, ``(d,)``) per
+        set, at ``beta`` in place of the agent's (the authors' ETC bounds at 1.96 and 0.3):
+        the acquisition's screened candidates, then the optimizer, without incumbents."""
+        agent, sets = self._agent, [int(i) for i in sets]
+        estimator = agent.acquisition.estimator(agent.surrogate, bound, beta)
+        candidates = agent.acquisition.candidates(sets, agent.surrogate.train_X)
+        found = agent.optimizer.maximize(estimator, sets, candidates)
+        return {
+            i: (float(v), np.asarray(x, np.float64)) for i, (v, x) in zip(sets, found, strict=True)
+        }
 
     def played(self, i: int, x: np.ndarray, bound: Integrand = "ucb") -> np.ndarray:
         return self._agent.played(i, x, bound)

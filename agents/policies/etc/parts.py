@@ -12,7 +12,9 @@ Algorithm 1 of Hoang, Nguyen & Tran (AAAI 2025, "ETC"), FETC and GETC differ in 
 - the **exploitation query** (:mod:`~agents.policies.etc.queries`): the query played on the
   committed set;
 - the **tolerance** (:mod:`~agents.policies.etc.tolerances`): how far below the largest lower
-  bound an acceptable set may be.
+  bound an acceptable set may be;
+- optionally a **late phase** (:class:`~agents.policies.etc.authors.LateRandomPhase`, the
+  authors' code's): from a given round, random sets on a model no longer updated.
 
 Each part receives a :class:`~agents.policies.etc.state.Round` (the episode's state, the
 data observed, the model port), never the agent.
@@ -22,6 +24,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from agents.policies.etc.authors import LateRandomPhase
 from agents.policies.etc.cost_bounds import CostBound
 from agents.policies.etc.exploration import Exploration
 from agents.policies.etc.queries import ExploitQuery
@@ -38,3 +41,4 @@ class ETCParts:
     value_bound: ValueBound
     query: ExploitQuery
     tolerance: Tolerance
+    late_phase: LateRandomPhase | None = None

@@ -11,7 +11,7 @@ from typing import Protocol
 
 import numpy as np
 
-from agents.acquisition import Integrand
+from agents.acquisition import Bound, Integrand
 from agents.surrogate import SamplePath
 from bocvs_env.task import Task
 
@@ -49,6 +49,9 @@ class ModelPort(Protocol):
 
     def set_maxima(self, sets: Sequence[int], bound: Integrand = "ucb") -> Maxima:
         """``max_{x^i} E[bound]`` over the random inputs, and its maximizer, per set."""
+
+    def beta_maxima(self, sets: Sequence[int], bound: Bound, beta: float) -> Maxima:
+        """``max_{x^i} E[mu +- beta sigma]`` at a width ``beta`` of the caller's, per set."""
 
     def value_maxima(self, sets: Iterable[int], sign: float, n_refine: int) -> Maxima:
         """``max_{x^i} E[g_i] + sign * beta * std[g_i]``, bounds of each set's value, per set."""

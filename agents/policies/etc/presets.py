@@ -16,6 +16,8 @@ its rules and computation.
 - ``getc``, "grouped explore-then-commit" (:class:`GETCRules`; docs/agents/getc.md), and its
   ablation agents ``getc-spend``, ``getc-keep``, ``getc-relative``, ``getc-replays``
   (:data:`GETC_ABLATIONS`), each with one of GETC's switches at FETC's or Algorithm 1's value.
+- ``etc-authors``: ETC as its authors' released code runs it (:class:`AuthorsRules`,
+  :data:`ETC_EXACT`; docs/agents/etc-text-and-code.md).
 
 ETC-50, the AAAI paper's "variant of UCB-CVS", is not a preset here: it never commits by
 bounds, and is a preset of UCB-PSQ (:data:`agents.policies.psq.PRESETS`;
@@ -31,7 +33,7 @@ from typing import Any
 
 from agents.policies.etc.agent import ETCAgent
 from agents.policies.etc.computation import ETC_EXACT, ETC_FRUGAL
-from agents.policies.etc.rules import ETC_RULES, ETCRules, FETCRules, GETCRules
+from agents.policies.etc.rules import ETC_RULES, AuthorsRules, ETCRules, FETCRules, GETCRules
 from agents.policies.presets import Preset, preset_table
 
 #: The ablation agents: name -> (what it is, the one switch that differs from ETC's, none
@@ -78,6 +80,7 @@ PRESETS: Mapping[str, Preset[ETCAgent]] = preset_table(
         Preset(name, ETCAgent, GETCRules(**switch), ETC_FRUGAL, summary)
         for name, (summary, switch) in GETC_ABLATIONS.items()
     ),
+    Preset("etc-authors", ETCAgent, AuthorsRules(), ETC_EXACT, "ETC as its authors' code runs it."),
 )
 # ETCAgent(preset="fetc") looks its preset up in the policy's table.
 ETCAgent.presets = PRESETS
@@ -90,3 +93,4 @@ fetc, etc_bounded, etc_spend, etc_bernstein, etc_current, etc_relevance, etc_ts 
 getc, getc_spend, getc_keep, getc_relative, getc_replays = (
     PRESETS[name] for name in ("getc", *GETC_ABLATIONS)
 )
+etc_authors = PRESETS["etc-authors"]

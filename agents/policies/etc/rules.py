@@ -16,6 +16,12 @@ from types import MappingProxyType
 from typing import Any, Literal
 
 from agents.config import Rules, check_choice
+from agents.policies.etc.authors import (
+    AuthorsThreshold,
+    BudgetRoundRobin,
+    LateRandomPhase,
+    RoundCostBound,
+)
 from agents.policies.etc.cost_bounds import BernsteinCostBound, CostBound, HoeffdingCostBound
 from agents.policies.etc.exploration import BalancedCycles, Exploration, RoundRobin, SpendBalanced
 from agents.policies.etc.groups import GroupedExploration
@@ -266,3 +272,65 @@ class GETCRules(ETCRules):
             ThompsonQuery(self.distinct_replays),
             tolerance,
         )
+
+
+@dataclass(frozen=True)
+class AuthorsRules(ETCRules):
+    """ETC as its authors' released code runs it (docs/agents/etc-text-and-code.md), one switch
+    per ported part, each with Algorithm 1's behaviour (:class:`ETCRules`) as its other value.
+    ``alpha0`` and ``halve_every`` act only with ``threshold="intersected"`` (the authors'
+    threshold has no tolerance).
+
+    Args:
+        exploration: ``"budget"`` (:class:`~agents.policies.etc.authors.BudgetRoundRobin`:
+            order ``1..m-1, 0``, stop by remaining budget before every play) or ``"cycles"``
+            (Algorithm 1's whole cycles).
+        cost_bound: ``"round"`` (:class:`~agents.policies.etc.authors.RoundCostBound`) or
+            ``"hoeffding"`` (Algorithm 1's, clipped, ``T = C / min c_hat``).
+        threshold: ``"authors"`` (:class:`~agents.policies.etc.authors.AuthorsThreshold`) or
+            ``"intersected"`` (Algorithm 1's running bars with its tolerance).
+        beta_upper: the width of the authors' exploitation upper bound.
+        beta_lower: the width of the authors' lower bound.
+        late_round: the round from which exploitation plays random sets on a model no longer
+            updated (:class:`~agents.policies.etc.authors.LateRandomPhase`); ``None``: never,
+            as Algorithm 1.
+        late_beta: the width of the late phase's upper bound, its query's.
+    """
+
+    exploration: Literal["budget", "cycles"] = "budget"
+    cost_bound: Literal["round", "hoeffding"] = "round"
+    threshold: Literal["authors", "intersected"] = "authors"
+    beta_upper: float = 1.96
+    beta_lower: float = 0.3
+    late_round: int | None = 450
+    late_beta: float = 2.0
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        check_choice("exploration", self.exploration, ("budget", "cycles"))
+        check_choice("cost_bound", self.cost_bound, ("round", "hoeffding"))
+        check_choice("threshold", self.threshold, ("authors", "intersected"))
+        check_optional_positive_integers(late_round=self.late_round)
+        widths = (self.beta_upper, self.beta_lower, self.late_beta)
+        for name, beta in zip(("beta_upper", "beta_lower", "late_beta"), widths, strict=True):
+            if not (math.isfinite(beta) and beta >= 0):
+                raise ValueError(f"{name} must be finite and >= 0, got {beta!r}")
+
+    def parts(self) -> ETCParts:
+        """The parts the switches choose."""
+        value_bound: ValueBound = (
+            AuthorsThreshold(self.beta_upper, self.beta_lower)
+            if self.threshold == "authors"
+            else IntersectedBounds()
+        )
+        exploration: Exploration = (
+            BudgetRoundRobin(self.explore_fraction)
+            if self.exploration == "budget"
+            else RoundRobin(self.explore_fraction)
+        )
+        cost_bound: CostBound = (
+            RoundCostBound() if self.cost_bound == "round" else HoeffdingCostBound()
+        )
+        tolerance = RelativeTolerance(self.alpha0, self.halve_every)
+        late = None if self.late_round is None else LateRandomPhase(self.late_round, self.late_beta)
+        return ETCParts(exploration, cost_bound, value_bound, UCBQuery(), tolerance, late)
