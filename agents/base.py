@@ -13,6 +13,7 @@ from typing import Any, ClassVar
 import numpy as np
 
 from bocvs_env.agent import Action, Agent, Observation
+from bocvs_env.agent_state import generator_state, load_generator_state
 from bocvs_env.task import Task
 
 __all__ = ["Action", "Agent", "BaseAgent", "Observation"]
@@ -80,6 +81,27 @@ class BaseAgent(ABC):
         self.cost_sums[i] += cost
         self.cost_draws[i].append(cost)
         self.spent += cost
+
+    def bookkeeping_state(self) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
+        """The state this base class keeps, as arrays and JSON
+        (:class:`~bocvs_env.agent_state.StatefulAgent`): ``X`` (``n x d``), ``y`` (``n``),
+        ``plays`` and ``cost_sums`` (per set), the cost draws, the spend, the decision log and
+        the generator's state. A subclass that adds no state of its own saves just this."""
+        arrays = {"X": self.X, "y": self.y, "plays": self.plays, "cost_sums": self.cost_sums}
+        meta = {"cost_draws": self.cost_draws, "spent": self.spent, "decisions": self.decisions,
+                "rng": generator_state(self.rng)}  # fmt: skip
+        return arrays, meta
+
+    def load_bookkeeping_state(self, arrays: dict[str, np.ndarray], meta: dict[str, Any]) -> None:
+        """Restore a state from :meth:`bookkeeping_state` (after :meth:`reset`)."""
+        self.X = np.array(arrays["X"], dtype=np.float64).reshape(-1, self.task.dim)
+        self.y = np.array(arrays["y"], dtype=np.float64).reshape(-1)
+        self.plays = np.array(arrays["plays"], dtype=np.int64)
+        self.cost_sums = np.array(arrays["cost_sums"], dtype=np.float64)
+        self.cost_draws = [[float(c) for c in draws] for draws in meta["cost_draws"]]
+        self.spent = float(meta["spent"])
+        self.decisions = list(meta["decisions"])
+        load_generator_state(self.rng, meta["rng"])
 
     def log(self, **entry: Any) -> None:
         """Record why this round's choice was made (JSON-able values)."""

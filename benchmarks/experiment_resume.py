@@ -30,7 +30,7 @@ def measure(
     after it, of reopening it and asking)."""
     journal = folder / f"{agent}-{tells}.journal"
     start = time.process_time()
-    with Experiment.create(journal, problem, agent, seed=0, options={"budget": 1e9}) as exp:
+    with Experiment.create(journal, problem, agent, seed=0, options={"budget": 1e4}) as exp:
         simulate_builtin(exp, max_tells=tells)
         built = time.process_time() - start
         start = time.process_time()

@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+from typing import Any
+
+import numpy as np
+
 from agents.base import Action, BaseAgent, Observation
 
 
@@ -18,3 +22,12 @@ class RandomAgent(BaseAgent):
         i = int(self.rng.integers(self.task.n_sets))
         x = self.rng.random(self.task.dim)
         return {"control_set": i, "x": x}
+
+    def state(self) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
+        """Its state (:class:`~bocvs_env.agent_state.StatefulAgent`): the base bookkeeping and
+        the generator's state; it keeps nothing else."""
+        return self.bookkeeping_state()
+
+    def load_state(self, arrays: dict[str, np.ndarray], meta: dict[str, Any]) -> None:
+        """Restore a state from :meth:`state` (after :meth:`reset`)."""
+        self.load_bookkeeping_state(arrays, meta)

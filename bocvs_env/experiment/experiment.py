@@ -4,9 +4,11 @@ An experiment holds a process (a task built from a problem file, or a built-in p
 agent built by name (:mod:`bocvs_env.agent_registration`, as the benchmark harness builds
 them) and a journal (:mod:`bocvs_env.experiment.journal`). ``ask`` is the agent's ``act``;
 ``tell`` builds the observation the environment would have and calls ``observe``
-(:mod:`bocvs_env.experiment.loop`). Reopening a journal rebuilds the agent and replays every
-journaled suggestion and answer, checking that each replayed suggestion is the journaled one,
-so the next suggestion is the one an uninterrupted run would give, bit for bit on one machine.
+(:mod:`bocvs_env.experiment.loop`). An agent that can save its state has it journaled after
+each tell; reopening a journal rebuilds the agent, loads its last saved state and replays only
+the answers after it (all of them for an agent without that support), checking that each
+replayed suggestion is the journaled one, so the next suggestion is the one an uninterrupted
+run would give, bit for bit on one machine (:mod:`bocvs_env.experiment.resume`).
 """
 
 from __future__ import annotations
@@ -15,11 +17,10 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-import numpy as np
-
 from bocvs_env.experiment.journal import Journal, JournalError
 from bocvs_env.experiment.loop import Loop, Suggestion
 from bocvs_env.experiment.process import ProblemSource, build_process
+from bocvs_env.experiment.resume import resume, save_agent_state
 
 FORMAT = "bocvs experiment journal"
 
@@ -84,8 +85,9 @@ class Experiment:
         self, journal: Journal, loop: Loop, header: dict[str, Any], resumed_by: str
     ) -> None:
         self.journal, self._loop, self.header = journal, loop, header
-        #: How the agent's state was restored: ``"new"`` (created), or ``"replay"`` of the
-        #: journal (no agent saves its state yet, :mod:`~bocvs_env.experiment.journal`).
+        #: How the agent's state was restored: ``"new"`` (created), ``"state"`` (its last
+        #: saved state, then the tells after it) or ``"replay"`` of the whole journal
+        #: (:mod:`~bocvs_env.experiment.resume`).
         self.resumed_by = resumed_by
 
     @classmethod
@@ -136,7 +138,7 @@ class Experiment:
 
     @classmethod
     def open(cls, path: str | Path) -> Experiment:
-        """Reopen the experiment of journal ``path``, replaying it.
+        """Reopen the experiment of journal ``path``, from the agent's saved state or by replay.
 
         Raises:
             JournalError: for a file that is not a journal, or a replay that does not give the
@@ -156,17 +158,9 @@ class Experiment:
         process = build_process(source, header["seed"])
         agent = _build_agent(header["agent"], header["params"], process.agent_options)
         loop = Loop(process, agent, header["seed"])
-        for entry in journal.entries():
-            s = loop.ask()
-            if s.control_set != entry.control_set or not np.array_equal(s.x, entry.x):
-                raise JournalError(
-                    f"{path}: replaying agent {header['agent']!r} gives another suggestion "
-                    f"{entry.number} than the journal's (journaled by {header['code_version']}, "
-                    f"this code is {this_version()}): reopen it with the code that wrote it"
-                )
-            if entry.answer is not None:
-                loop.apply(entry.answer)
-        return cls(journal, loop, header, "replay")
+        refusal = (f"agent {header['agent']!r} journaled by {header['code_version']}, this "
+                   f"code is {this_version()}: reopen it with the code that wrote it")  # fmt: skip
+        return cls(journal, loop, header, resume(loop, journal, refusal))
 
     def close(self) -> None:
         """Close the journal."""
@@ -226,6 +220,7 @@ class Experiment:
         answer = self._loop.check(suggestion, measured or {}, y, cost)
         self.journal.add_answer(answer)
         self._loop.apply(answer)
+        save_agent_state(self._loop, self.journal, answer.number)
 
     @property
     def spent(self) -> float:

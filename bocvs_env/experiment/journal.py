@@ -8,8 +8,8 @@ is built in a temporary sibling file and linked into place whole, never over an 
 
 The table ``agent_states`` has room for an agent's state after each answer (arrays as an
 ``.npz`` without pickles, and JSON: :meth:`Journal.save_state`, :meth:`Journal.latest_state`),
-so that an agent that can save and load its state may resume without replaying; no built-in
-agent saves one yet, and every experiment resumes by replay.
+so that an agent that can save and load its state resumes without replaying
+(:mod:`bocvs_env.experiment.resume`).
 Everything read back is data: JSON and numbers, never imported, unpickled or executed.
 """
 

@@ -108,6 +108,12 @@ class Loop:
         if self.done:
             raise TellError("the experiment is done: its budget is spent")
         i, x = parse_action(self.agent.act(self.obs), self.task.n_sets, self.task.dim)
+        return self.suggest(i, x)
+
+    def suggest(self, i: int, x: np.ndarray) -> Suggestion:
+        """Make set ``i`` and query ``x`` (shape ``(d,)``) the pending suggestion, without
+        asking the agent: how a resumed loop follows the journal up to the agent's saved state.
+        """
         chosen = self.task.control_sets[i]
         variables = self.process.variables
         self.asked += 1
@@ -160,8 +166,10 @@ class Loop:
         evaluated = self.ledger.fits(cost_value)
         return Answer(number, values, y_value, cost_value, evaluated)
 
-    def apply(self, answer: Answer) -> None:
-        """Give ``answer`` (from :meth:`check`) to the agent as the environment's step."""
+    def apply(self, answer: Answer, learn: bool = True) -> None:
+        """Give ``answer`` (from :meth:`check`) to the agent as the environment's step (with
+        ``learn=False`` only the loop's budget and observation follow it, for answers that a
+        saved state of the agent already holds)."""
         assert self.pending is not None and answer.number == self.pending.number
         s, self.pending = self.pending, None
         action = {"control_set": s.control_set, "x": s.x}
@@ -171,7 +179,8 @@ class Loop:
                     "spent": self.ledger.spent, "step": self.steps}  # fmt: skip
             obs = {k: (v.copy() if isinstance(v, np.ndarray) else v) for k, v in self.obs.items()}
             self.obs = obs
-            self.agent.observe(action, obs, 0.0, True, False, info)
+            if learn:
+                self.agent.observe(action, obs, 0.0, True, False, info)
             return
         free = np.zeros(self.task.dim)
         for l in self.task.free_variables(s.control_set):
@@ -193,4 +202,5 @@ class Loop:
         }
         info = {"cost_drawn": answer.cost, "evaluated": True,
                 "spent": self.ledger.spent, "step": self.steps}  # fmt: skip
-        self.agent.observe(action, self.obs, value, False, False, info)
+        if learn:
+            self.agent.observe(action, self.obs, value, False, False, info)

@@ -12,6 +12,7 @@ import pandas as pd
 import pytest
 
 from bocvs_env.experiment import Experiment, JournalError, TellError
+from bocvs_env.experiment.journal import Journal
 from bocvs_env.experiment.loop import Loop
 from bocvs_env.experiment.plot import best_so_far
 from bocvs_env.experiment.process import ProblemSource, build_process
@@ -150,6 +151,7 @@ def test_a_journal_that_replays_otherwise_is_refused(process_file: Path, tmp_pat
         exp.tell(s, _measured(exp, s), y=1.0, cost=1.0)
     with sqlite3.connect(journal) as conn:
         conn.execute("UPDATE suggestions SET x = '[0.5, 0.5, 0.5]'")
+        conn.execute("DELETE FROM agent_states")  # so the tampered suggestion is replayed
     with pytest.raises(JournalError, match="gives another suggestion 1 than the journal's"):
         Experiment.open(journal)
 
@@ -205,8 +207,9 @@ def test_an_agent_state_is_kept_as_arrays_and_json(process_file: Path, tmp_path:
         )
         with pytest.raises(ValueError, match="an array of objects needs a pickle"):
             exp.journal.save_state(1, {"bad": np.array([{}], dtype=object)}, {})
-    with Experiment.open(tmp_path / "j") as exp:
-        state = exp.journal.latest_state()
+    journal = Journal.open(tmp_path / "j")
+    state = journal.latest_state()
+    journal.close()
     assert state is not None
     number, arrays, meta = state
     assert number == 1 and meta == {"phase": "explore"}
@@ -282,3 +285,41 @@ def test_two_processes_cannot_both_answer_a_suggestion(process_file: Path, tmp_p
     assert _rows(journal) == (1, 1)
     with Experiment.open(journal) as exp:
         assert exp.history()["y"].tolist() == [1.0]
+
+
+def test_reopening_from_a_saved_state_gives_the_uninterrupted_suggestion(
+    process_file: Path, tmp_path: Path
+) -> None:
+    def play(exp: Experiment, n: int) -> None:
+        for k in range(n):
+            s = exp.ask()
+            exp.tell(s, _measured(exp, s), y=0.3 * k, cost=1.0)
+
+    with Experiment.create(tmp_path / "a", problem=process_file, agent="random", seed=4) as a:
+        play(a, 5)
+        uninterrupted = [a.ask()]
+        play(a, 1)
+        uninterrupted.append(a.ask())
+    with Experiment.create(tmp_path / "b", problem=process_file, agent="random", seed=4) as b:
+        play(b, 5)
+    # A kill after the fifth answer and before its state: the fourth state, then one replay.
+    with sqlite3.connect(tmp_path / "b") as conn:
+        conn.execute("DELETE FROM agent_states WHERE number = 5")
+    with Experiment.open(tmp_path / "b") as b:
+        assert b.resumed_by == "state" and b.spent == 5.0
+        resumed = [b.ask()]
+        play(b, 1)
+        resumed.append(b.ask())
+    for r, u in zip(resumed, uninterrupted, strict=True):
+        assert (r.number, r.control_set, r.x.tobytes()) == (u.number, u.control_set, u.x.tobytes())
+
+
+def test_a_state_that_does_not_load_is_refused_in_one_line(
+    process_file: Path, tmp_path: Path
+) -> None:
+    with Experiment.create(tmp_path / "j", problem=process_file, agent="random") as exp:
+        s = exp.ask()
+        exp.tell(s, _measured(exp, s), y=1.0, cost=1.0)
+        exp.journal.save_state(1, {"counts": np.arange(3)}, {})
+    with pytest.raises(JournalError, match="state after answer 1 does not load"):
+        Experiment.open(tmp_path / "j")
