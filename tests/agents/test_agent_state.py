@@ -28,7 +28,7 @@ def _as_stored(arrays: dict[str, np.ndarray], meta: dict[str, Any]) -> tuple[Any
 
 def _restored_acts_alike(make: Any, k: int, m: int, env_id: str = "bocvs/Hartmann3-v1") -> None:
     env = gym.make(env_id)
-    task = env.unwrapped.task
+    task = env.get_wrapper_attr("task")
     first, restored = make(), make()
     obs0, info0 = env.reset(seed=7)
     first.reset(task, obs0, public_info(info0), seed=3)
