@@ -18,6 +18,7 @@ Examples::
     bocvs publish --sweep paper --out docs/data    # the published tables the docs read
     bocvs verify --data docs/data --sample 20      # rerun 20 published runs: identical?
     bocvs seal docs/data                           # a manifest for an older published folder
+    bocvs restore --data docs/data --store results/grid/bocvs.db   # resume after its runs
     bocvs table --data docs/data --sweep paper     # reports from published tables
 
 A sweep is a preset, a config file (``.toml``/``.json``, see :mod:`bocvs_env.benchmark.config`)
@@ -640,6 +641,23 @@ def _cmd_seal(args: argparse.Namespace) -> int:
     return 0
 
 
+def _cmd_restore(args: argparse.Namespace) -> int:
+    """Add the runs and sweeps of a folder written by bocvs publish to a result store (made if
+    missing; runs it holds are kept), so that bocvs run resumes a sweep after them on a machine
+    that kept only the published folder. The restored runs lack what publishing leaves out (the
+    queries x, the noisy y, the decision logs) and publish again unchanged. Refuses runs of
+    another code version beside a sweep's stored ones."""
+    from bocvs_env.benchmark.published import PublishedRuns, restore_store
+    from bocvs_env.benchmark.store import ResultStore
+
+    source = PublishedRuns(args.data)  # its manifest and steps checked before the store opens
+    with ResultStore(args.store) as store:
+        added = restore_store(source, store, args.allow_mixed_versions)
+        total = len(store)
+    print(f"{args.store}: {added} runs added from {args.data}, {total} in all")
+    return 0
+
+
 def _cmd_verify(args: argparse.Namespace) -> int:
     from bocvs_env.benchmark.executors import LocalExecutor
     from bocvs_env.benchmark.published import open_runs
@@ -784,6 +802,18 @@ def build_parser() -> argparse.ArgumentParser:
     )
     sealing.add_argument("folder", type=Path, help="a published folder, e.g. docs/data")
     sealing.set_defaults(func=_cmd_seal, store=DEFAULT_STORE)
+    restore = sub.add_parser(
+        "restore",
+        help="add a published folder's runs to a store, so that a sweep resumes after them",
+        description=_cmd_restore.__doc__,
+    )
+    restore.add_argument("--data", type=Path, required=True,
+                         help="a folder written by bocvs publish, e.g. docs/data")  # fmt: skip
+    restore.add_argument("--store", type=Path, required=True, help="the store to add the runs to")
+    restore.add_argument("--allow-mixed-versions", action="store_true",
+                         help="add the runs even if a sweep's stored runs come from another "
+                         "code version")  # fmt: skip
+    restore.set_defaults(func=_cmd_restore)
     verify = sub.add_parser(
         "verify",
         help="rerun a sample of published runs: identical, or where they diverge",

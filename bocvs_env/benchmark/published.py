@@ -344,7 +344,7 @@ def _check_nothing_dropped(out: Path, runs: Sequence[StoredRun]) -> None:
     if dropped:
         raise ValueError(
             f"{out} publishes {len(dropped)} runs that these runs lack; writing would drop "
-            "them: publish from a store that holds them (benchmarks/store_from_published.py "
+            "them: publish from a store that holds them (bocvs restore "
             "rebuilds one), or pass --force"
         )
 
