@@ -226,7 +226,7 @@ def _sweep(
     elif args.config is not None:
         base = SweepConfig.from_file(args.config)
     elif args.sweep is not None:
-        from bocvs_env.benchmark.published import recorded_sweep
+        from bocvs_env.benchmark.run_sources import recorded_sweep
 
         if store is None:
             raise ValueError(f"--sweep {args.sweep} names a recorded sweep: give its store")
@@ -286,7 +286,7 @@ def _report_runs(
     args: argparse.Namespace,
 ) -> tuple[list[StoredRun], SweepConfig | RunFilter | None]:
     """The runs a report command selects (store or ``--data``), of one code version."""
-    from bocvs_env.benchmark.published import read_runs
+    from bocvs_env.benchmark.run_sources import read_runs
 
     choose = functools.partial(_selection, args)
     return read_runs(args.data or args.store, choose, args.allow_mixed_versions)
@@ -429,7 +429,7 @@ def _save_figures(runs: Sequence[StoredRun], folder: Path) -> list[Path]:
 
 
 def _cmd_status(args: argparse.Namespace) -> int:
-    from bocvs_env.benchmark.published import open_runs
+    from bocvs_env.benchmark.run_sources import open_runs
     from bocvs_env.benchmark.store import ResultStore, writable_here
     from bocvs_env.benchmark.sweep import pending_runs
 
@@ -511,7 +511,7 @@ def _baselines_report(
     on the panels of ``runs`` only): the markdown report and its comparisons."""
     from bocvs_env.benchmark.compare import compare_baselines, comparison_markdown
     from bocvs_env.benchmark.panels import Panel
-    from bocvs_env.benchmark.published import baseline_runs
+    from bocvs_env.benchmark.run_sources import baseline_runs
     from bocvs_env.benchmark.versions import sides_line
 
     panels = {Panel.of(r) for r in runs}
@@ -564,7 +564,7 @@ def _store_comparison_report(
 
 def _against_runs(args: argparse.Namespace, runs: list[StoredRun]) -> list[StoredRun]:
     """The runs of ``--against`` of the agents in ``runs``, of one code version."""
-    from bocvs_env.benchmark.published import open_runs
+    from bocvs_env.benchmark.run_sources import open_runs
     from bocvs_env.benchmark.versions import check_one_version
 
     if args.reference is not None:
@@ -597,7 +597,7 @@ def _cmd_leaderboard(args: argparse.Namespace) -> int:
         save_profile_figure,
     )
     from bocvs_env.benchmark.panels import Panel
-    from bocvs_env.benchmark.published import baseline_runs
+    from bocvs_env.benchmark.run_sources import baseline_runs
     from bocvs_env.benchmark.versions import sides_line, versions_line
 
     runs, _ = _report_runs(args)
@@ -623,7 +623,8 @@ def _cmd_leaderboard(args: argparse.Namespace) -> int:
 
 
 def _cmd_publish(args: argparse.Namespace) -> int:
-    from bocvs_env.benchmark.published import open_runs, publish, read_runs
+    from bocvs_env.benchmark.published import publish
+    from bocvs_env.benchmark.run_sources import open_runs, read_runs
 
     # publish checks each sweep and each agent, naming the sweep first (not the whole folder)
     runs, _ = read_runs(args.data or args.store, functools.partial(_selection, args), True)
@@ -660,7 +661,7 @@ def _cmd_restore(args: argparse.Namespace) -> int:
 
 def _cmd_verify(args: argparse.Namespace) -> int:
     from bocvs_env.benchmark.executors import LocalExecutor
-    from bocvs_env.benchmark.published import open_runs
+    from bocvs_env.benchmark.run_sources import open_runs
     from bocvs_env.benchmark.verify import (
         Check,
         outcome,

@@ -23,12 +23,11 @@ from bocvs_env.benchmark.published import (
     STEP_COLUMNS,
     STEPS_FILE,
     PublishedRuns,
-    open_runs,
     publish,
-    recorded_sweep,
     restore_store,
-    script_runs,
 )
+from bocvs_env.benchmark.report_scripts import script_runs
+from bocvs_env.benchmark.run_sources import open_runs, recorded_sweep
 from bocvs_env.benchmark.runner import RunResult
 from bocvs_env.benchmark.store import ResultStore, StoredRun
 from bocvs_env.benchmark.tables import summary_markdown
