@@ -29,7 +29,7 @@ from claims import cpu_seconds
 
 from bocvs_env.benchmark.compare import METRICS, PairedComparison, compare_baselines
 from bocvs_env.benchmark.panels import Panel
-from bocvs_env.benchmark.published import (
+from bocvs_env.benchmark.report_scripts import (
     add_baseline_arguments,
     add_source_arguments,
     print_report,

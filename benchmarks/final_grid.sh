@@ -27,9 +27,9 @@ setup)
     [[ -d $work/grid ]] || git -C "$main" worktree add --detach "$work/grid" "$commit"
     mkdir -p "$work/store" "${BOCVS_CACHE_DIR:-$HOME/.cache/bocvs}"
     cp "$pinned"/oracle_cache/*.json "${BOCVS_CACHE_DIR:-$HOME/.cache/bocvs}/" # no run pays for one
-    # with main's code (552ba3d's restore_store takes other arguments); a store already there
+    # with main's bocvs (552ba3d's restore_store takes other arguments); a store already there
     # takes only the runs it lacks
-    python "$main/benchmarks/store_from_published.py" --data "$main/docs/data" --store "$store"
+    bocvs restore --data "$main/docs/data" --store "$store"
     ;;
 run)
     data=${3:?"run needs DATA, the folder of the real-world problems' data"}

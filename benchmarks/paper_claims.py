@@ -44,7 +44,7 @@ import argparse
 
 from claims import PROPOSED, claims_markdown
 
-from bocvs_env.benchmark.published import (
+from bocvs_env.benchmark.report_scripts import (
     add_baseline_arguments,
     add_source_arguments,
     print_report,

@@ -24,7 +24,7 @@ from pathlib import Path
 
 from cost_estimate import reference_times, sweep_cost
 
-from bocvs_env.benchmark.published import add_source_arguments, script_runs
+from bocvs_env.benchmark.report_scripts import add_source_arguments, script_runs
 from bocvs_env.benchmark.versions import versions_line
 
 

@@ -18,6 +18,7 @@ Examples::
     bocvs publish --sweep paper --out docs/data    # the published tables the docs read
     bocvs verify --data docs/data --sample 20      # rerun 20 published runs: identical?
     bocvs seal docs/data                           # a manifest for an older published folder
+    bocvs restore --data docs/data --store results/grid/bocvs.db   # resume after its runs
     bocvs table --data docs/data --sweep paper     # reports from published tables
 
 A sweep is a preset, a config file (``.toml``/``.json``, see :mod:`bocvs_env.benchmark.config`)
@@ -225,7 +226,7 @@ def _sweep(
     elif args.config is not None:
         base = SweepConfig.from_file(args.config)
     elif args.sweep is not None:
-        from bocvs_env.benchmark.published import recorded_sweep
+        from bocvs_env.benchmark.run_sources import recorded_sweep
 
         if store is None:
             raise ValueError(f"--sweep {args.sweep} names a recorded sweep: give its store")
@@ -285,7 +286,7 @@ def _report_runs(
     args: argparse.Namespace,
 ) -> tuple[list[StoredRun], SweepConfig | RunFilter | None]:
     """The runs a report command selects (store or ``--data``), of one code version."""
-    from bocvs_env.benchmark.published import read_runs
+    from bocvs_env.benchmark.run_sources import read_runs
 
     choose = functools.partial(_selection, args)
     return read_runs(args.data or args.store, choose, args.allow_mixed_versions)
@@ -428,7 +429,7 @@ def _save_figures(runs: Sequence[StoredRun], folder: Path) -> list[Path]:
 
 
 def _cmd_status(args: argparse.Namespace) -> int:
-    from bocvs_env.benchmark.published import open_runs
+    from bocvs_env.benchmark.run_sources import open_runs
     from bocvs_env.benchmark.store import ResultStore, writable_here
     from bocvs_env.benchmark.sweep import pending_runs
 
@@ -510,7 +511,7 @@ def _baselines_report(
     on the panels of ``runs`` only): the markdown report and its comparisons."""
     from bocvs_env.benchmark.compare import compare_baselines, comparison_markdown
     from bocvs_env.benchmark.panels import Panel
-    from bocvs_env.benchmark.published import baseline_runs
+    from bocvs_env.benchmark.run_sources import baseline_runs
     from bocvs_env.benchmark.versions import sides_line
 
     panels = {Panel.of(r) for r in runs}
@@ -563,7 +564,7 @@ def _store_comparison_report(
 
 def _against_runs(args: argparse.Namespace, runs: list[StoredRun]) -> list[StoredRun]:
     """The runs of ``--against`` of the agents in ``runs``, of one code version."""
-    from bocvs_env.benchmark.published import open_runs
+    from bocvs_env.benchmark.run_sources import open_runs
     from bocvs_env.benchmark.versions import check_one_version
 
     if args.reference is not None:
@@ -596,7 +597,7 @@ def _cmd_leaderboard(args: argparse.Namespace) -> int:
         save_profile_figure,
     )
     from bocvs_env.benchmark.panels import Panel
-    from bocvs_env.benchmark.published import baseline_runs
+    from bocvs_env.benchmark.run_sources import baseline_runs
     from bocvs_env.benchmark.versions import sides_line, versions_line
 
     runs, _ = _report_runs(args)
@@ -622,7 +623,8 @@ def _cmd_leaderboard(args: argparse.Namespace) -> int:
 
 
 def _cmd_publish(args: argparse.Namespace) -> int:
-    from bocvs_env.benchmark.published import open_runs, publish, read_runs
+    from bocvs_env.benchmark.published import publish
+    from bocvs_env.benchmark.run_sources import open_runs, read_runs
 
     # publish checks each sweep and each agent, naming the sweep first (not the whole folder)
     runs, _ = read_runs(args.data or args.store, functools.partial(_selection, args), True)
@@ -640,9 +642,26 @@ def _cmd_seal(args: argparse.Namespace) -> int:
     return 0
 
 
+def _cmd_restore(args: argparse.Namespace) -> int:
+    """Add the runs and sweeps of a folder written by bocvs publish to a result store (made if
+    missing; runs it holds are kept), so that bocvs run resumes a sweep after them on a machine
+    that kept only the published folder. The restored runs lack what publishing leaves out (the
+    queries x, the noisy y, the decision logs) and publish again unchanged. Refuses runs of
+    another code version beside a sweep's stored ones."""
+    from bocvs_env.benchmark.published import PublishedRuns, restore_store
+    from bocvs_env.benchmark.store import ResultStore
+
+    source = PublishedRuns(args.data)  # its manifest and steps checked before the store opens
+    with ResultStore(args.store) as store:
+        added = restore_store(source, store, args.allow_mixed_versions)
+        total = len(store)
+    print(f"{args.store}: {added} runs added from {args.data}, {total} in all")
+    return 0
+
+
 def _cmd_verify(args: argparse.Namespace) -> int:
     from bocvs_env.benchmark.executors import LocalExecutor
-    from bocvs_env.benchmark.published import open_runs
+    from bocvs_env.benchmark.run_sources import open_runs
     from bocvs_env.benchmark.verify import (
         Check,
         outcome,
@@ -784,6 +803,18 @@ def build_parser() -> argparse.ArgumentParser:
     )
     sealing.add_argument("folder", type=Path, help="a published folder, e.g. docs/data")
     sealing.set_defaults(func=_cmd_seal, store=DEFAULT_STORE)
+    restore = sub.add_parser(
+        "restore",
+        help="add a published folder's runs to a store, so that a sweep resumes after them",
+        description=_cmd_restore.__doc__,
+    )
+    restore.add_argument("--data", type=Path, required=True,
+                         help="a folder written by bocvs publish, e.g. docs/data")  # fmt: skip
+    restore.add_argument("--store", type=Path, required=True, help="the store to add the runs to")
+    restore.add_argument("--allow-mixed-versions", action="store_true",
+                         help="add the runs even if a sweep's stored runs come from another "
+                         "code version")  # fmt: skip
+    restore.set_defaults(func=_cmd_restore)
     verify = sub.add_parser(
         "verify",
         help="rerun a sample of published runs: identical, or where they diverge",

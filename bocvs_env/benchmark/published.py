@@ -19,15 +19,13 @@ a failed publish leaves the previous folder exactly as it was.
 :class:`PublishedRuns` reads such a folder back into :class:`~bocvs_env.benchmark.store.StoredRun`
 objects with the same figures (``x`` has no columns and ``y`` is NaN), so ``bocvs table``,
 ``plot``, ``compare`` and the docs' scripts read it exactly as they read a store
-(:func:`open_runs`).
+(:func:`bocvs_env.benchmark.run_sources.open_runs`).
 """
 
 from __future__ import annotations
 
-import argparse
 import functools
 import json
-import sys
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -48,7 +46,6 @@ from bocvs_env.benchmark.manifest import (
     check_sweeps_file,
     write_manifest,
 )
-from bocvs_env.benchmark.panels import Panel
 from bocvs_env.benchmark.runner import RunResult
 from bocvs_env.benchmark.selection import RunFilter
 from bocvs_env.benchmark.stats import BOOTSTRAP_SEED, LEVEL, RESAMPLES
@@ -344,7 +341,7 @@ def _check_nothing_dropped(out: Path, runs: Sequence[StoredRun]) -> None:
     if dropped:
         raise ValueError(
             f"{out} publishes {len(dropped)} runs that these runs lack; writing would drop "
-            "them: publish from a store that holds them (benchmarks/store_from_published.py "
+            "them: publish from a store that holds them (bocvs restore "
             "rebuilds one), or pass --force"
         )
 
@@ -577,206 +574,3 @@ def restore_store(source: PublishedRuns, store: ResultStore, allow_mixed: bool =
         provenance = {k: v for k, v in run.provenance.items() if k != "sweep"}
         added += store.add(RunResult(run.config, run.record, provenance), run.sweep)
     return added
-
-
-def add_source_arguments(parser: argparse.ArgumentParser) -> None:
-    """The options of a report script that reads runs (:func:`script_runs`): ``--store`` or
-    ``--data`` (one of them, for :func:`open_runs`), ``--sweep`` and
-    ``--allow-mixed-versions``."""
-    source = parser.add_mutually_exclusive_group(required=True)
-    source.add_argument("--store", type=Path, help="a result store")
-    source.add_argument("--data", type=Path, help="a folder written by bocvs publish")
-    parser.add_argument("--sweep", required=True, help="the recorded sweep, e.g. grid")
-    parser.add_argument("--allow-mixed-versions", action="store_true",
-                        help="accept runs of several commits or library versions")  # fmt: skip
-
-
-def add_baseline_arguments(parser: argparse.ArgumentParser, required: bool = False) -> None:
-    """The options of a report script that pairs its runs by seed with an archive's
-    (:func:`script_baselines`): ``--baselines`` (a store or published folder) and
-    ``--baseline-sweep`` (its recorded sweep)."""
-    parser.add_argument(
-        "--baselines",
-        type=Path,
-        required=required,
-        help="an archive whose runs pair with these by seed, e.g. docs/data",
-    )
-    parser.add_argument("--baseline-sweep", required=required,
-                        help="the archive's recorded sweep, e.g. grid")  # fmt: skip
-
-
-def print_report(prog: str, page: Callable[[], str]) -> None:
-    """Print the page a report script makes (``page()``); when its input is bad (no such store,
-    folder or sweep, runs of mixed versions, ...), one line ``<prog>: error: ...`` on stderr
-    instead, and exit status 2."""
-    try:
-        text = page()
-    except (OSError, ValueError) as err:
-        print(f"{prog}: error: {err}", file=sys.stderr)
-        sys.exit(2)
-    print(text, end="")
-
-
-def script_runs(
-    args: argparse.Namespace,
-    seeds: Sequence[int] | None = None,
-    problems: Sequence[str] | None = None,
-) -> list[StoredRun]:
-    """The runs a report script reads (options of :func:`add_source_arguments`): those of the
-    recorded sweep ``--sweep`` restricted to these of its seeds and problems (``None``: all),
-    as :func:`read_runs` selects them.
-
-    Raises:
-        FileNotFoundError, ValueError: as :func:`read_runs`, and naming seeds or problems that
-            the sweep does not have.
-    """
-    return _sweep_runs(
-        args.store or args.data, args.sweep, seeds, problems, args.allow_mixed_versions
-    )
-
-
-def script_baselines(
-    args: argparse.Namespace,
-    seeds: Sequence[int] | None = None,
-    problems: Sequence[str] | None = None,
-) -> list[StoredRun]:
-    """The archive's runs a report script pairs its own with (options of
-    :func:`add_baseline_arguments`): those of the sweep ``--baseline-sweep`` recorded in
-    ``--baselines``, restricted as :func:`script_runs` restricts its own; none without
-    ``--baselines``. Each agent's runs are of one code version; the archive's may be of another
-    version than the script's runs, since a seed fixes the function instance and the initial
-    design on any commit and machine.
-
-    Raises:
-        ValueError: ``--baselines`` without ``--baseline-sweep`` or the reverse; and as
-            :func:`script_runs`.
-    """
-    if (args.baselines is None) != (args.baseline_sweep is None):
-        raise ValueError("--baselines and --baseline-sweep are given together")
-    if args.baselines is None:
-        return []
-    return _sweep_runs(args.baselines, args.baseline_sweep, seeds, problems, allow_mixed=False)
-
-
-def _sweep_runs(
-    path: Path,
-    name: str,
-    seeds: Sequence[int] | None,
-    problems: Sequence[str] | None,
-    allow_mixed: bool,
-) -> list[StoredRun]:
-    """The runs of the sweep ``name`` recorded at ``path``, of these seeds and problems."""
-
-    def choose(source: ResultStore | PublishedRuns) -> SweepConfig:
-        sweep = recorded_sweep(source, name)
-        return sweep.with_overrides(
-            seeds=_within(sweep, "seeds", seeds), problems=_within(sweep, "problems", problems)
-        )
-
-    return read_runs(path, choose, allow_mixed)[0]
-
-
-def _within(sweep: SweepConfig, axis: str, wanted: Sequence[Any] | None) -> list[Any] | None:
-    """The values of ``sweep``'s ``axis`` that are ``wanted`` (``None``: all of them).
-
-    Raises:
-        ValueError: naming the wanted values that the sweep does not have.
-    """
-    if wanted is None:
-        return None
-    values = list(getattr(sweep, axis))
-    missing = sorted(set(wanted) - set(values))
-    if missing:
-        raise ValueError(f"sweep {sweep.name!r} has no {axis} {missing}; it has {values}")
-    return [v for v in values if v in wanted]
-
-
-def read_runs(
-    path: str | Path,
-    choose: Callable[[ResultStore | PublishedRuns], SweepConfig | RunFilter | None],
-    allow_mixed: bool = False,
-) -> tuple[list[StoredRun], SweepConfig | RunFilter | None]:
-    """The runs every report reads: those of the sweep that ``choose`` picks in the store or
-    published folder at ``path`` (by :meth:`~bocvs_env.benchmark.config.SweepConfig.keys`),
-    or those its filter keeps (:class:`~bocvs_env.benchmark.selection.RunFilter`), or all
-    runs if it picks ``None``; each agent's of one code version unless ``allow_mixed``
-    (:func:`~bocvs_env.benchmark.versions.check_each_agent`); and that choice.
-
-    Raises:
-        FileNotFoundError, StoreError: nothing at ``path``, or not a store or published folder.
-        ValueError: what ``choose`` raises (e.g. an unknown sweep), or no runs selected.
-        MixedVersionsError: an agent's runs of several code versions (one line, naming it
-            and them).
-    """
-    with open_runs(path) as source:
-        chosen = choose(source)
-        runs = select_runs(source, chosen)
-    if not runs:
-        what = "the store" if chosen is None else "the selection"
-        if isinstance(chosen, SweepConfig):
-            what = f"sweep {chosen.name!r}"
-        raise ValueError(f"no recorded runs for {what} in {path}")
-    check_each_agent(runs, allow_mixed)
-    return runs, chosen
-
-
-def select_runs(
-    source: ResultStore | PublishedRuns, chosen: SweepConfig | RunFilter | None
-) -> list[StoredRun]:
-    """The runs of ``source`` that a sweep (by its keys) or a filter selects; all for ``None``.
-    A published folder reads the steps of the selected runs only."""
-    if isinstance(chosen, SweepConfig):
-        return source.runs(chosen.keys())
-    if isinstance(source, PublishedRuns):
-        return source.runs(where=chosen)
-    runs = source.runs()
-    return runs if chosen is None else [r for r in runs if chosen.matches(r.config)]
-
-
-def baseline_runs(
-    folder: str | Path,
-    panels: Iterable[Panel],
-    agents: Iterable[str] | None = None,
-    allow_mixed: bool = False,
-) -> list[StoredRun]:
-    """The runs of a published folder (an archive of baselines, read in place) on ``panels``,
-    of ``agents`` (``None``: every agent), each agent's of one code version unless
-    ``allow_mixed``; only those runs' steps are read.
-
-    Raises:
-        FileNotFoundError: if ``folder`` is not a published folder.
-        MixedVersionsError: an agent's runs of several code versions, naming the folder and
-            the agent.
-    """
-    source = PublishedRuns(folder)
-    runs = source.runs(where=RunFilter.of(panels=panels, agents=agents))
-    try:
-        check_each_agent(runs, allow_mixed)
-    except MixedVersionsError as err:
-        raise MixedVersionsError(f"baselines {folder}: {err}") from None
-    return runs
-
-
-def recorded_sweep(source: ResultStore | PublishedRuns, name: str) -> SweepConfig:
-    """The sweep recorded in ``source`` under ``name``.
-
-    Raises:
-        ValueError: naming the sweeps ``source`` records, if none is called ``name``.
-    """
-    recorded = source.sweeps()
-    if name not in recorded:
-        raise ValueError(f"no sweep {name!r} in {source.path}; it has {sorted(recorded)}")
-    return recorded[name]
-
-
-def open_runs(path: str | Path) -> ResultStore | PublishedRuns:
-    """A published folder (a directory) or else a result store (a file), opened for reading.
-
-    Raises:
-        FileNotFoundError: if nothing is at ``path``.
-        StoreError: if the file is not a result store.
-    """
-    path = Path(path)
-    if not path.exists():
-        raise FileNotFoundError(f"no result store or folder written by bocvs publish at {path}")
-    return PublishedRuns(path) if path.is_dir() else ResultStore(path, readonly=True)

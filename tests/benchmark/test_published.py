@@ -23,12 +23,11 @@ from bocvs_env.benchmark.published import (
     STEP_COLUMNS,
     STEPS_FILE,
     PublishedRuns,
-    open_runs,
     publish,
-    recorded_sweep,
     restore_store,
-    script_runs,
 )
+from bocvs_env.benchmark.report_scripts import script_runs
+from bocvs_env.benchmark.run_sources import open_runs, recorded_sweep
 from bocvs_env.benchmark.runner import RunResult
 from bocvs_env.benchmark.store import ResultStore, StoredRun
 from bocvs_env.benchmark.tables import summary_markdown
@@ -145,22 +144,26 @@ def test_the_repositorys_older_published_folders_read(folder: str) -> None:
     assert runs and all(r.provenance["git_commit"] for r in runs)
 
 
-def test_the_script_rebuilds_a_store_and_names_bad_input(published: Path, tmp_path: Path) -> None:
-    script = REPO / "benchmarks" / "store_from_published.py"
+def test_bocvs_restore_rebuilds_a_store_and_names_bad_input(
+    published: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    def restore(data: Path, store: Path) -> tuple[int, str, str]:
+        status = main(["restore", "--data", str(data), "--store", str(store)])
+        out, err = capsys.readouterr()
+        return status, out, err
 
-    def rebuild(data: Path, store: Path) -> subprocess.CompletedProcess[str]:
-        cmd = [sys.executable, str(script), "--data", str(data), "--store", str(store)]
-        return subprocess.run(cmd, capture_output=True, text=True, timeout=300)
-
-    done = rebuild(published, tmp_path / "s.db")
-    assert done.returncode == 0 and "4 runs added" in done.stdout, done.stderr
+    status, out, err = restore(published, tmp_path / "s.db")
+    assert status == 0 and "4 runs added" in out and "4 in all" in out, err
+    status, out, _ = restore(published, tmp_path / "s.db")  # an existing store keeps its runs
+    assert status == 0 and "0 runs added" in out and "4 in all" in out
     (tmp_path / "junk.db").write_text("not a store")
     for data, store, what in (
         (tmp_path / "none", tmp_path / "t.db", "is not a published folder"),
         (published, tmp_path / "junk.db", "not a bocvs result store"),
     ):
-        bad = rebuild(data, store)
-        assert bad.returncode == 2 and bad.stderr.count("\n") == 1 and what in bad.stderr
+        status, _, err = restore(data, store)
+        assert status == 2 and err.count("\n") == 1 and what in err
+        assert err.startswith("bocvs restore: error: ")
     assert not (tmp_path / "t.db").exists()
 
 
