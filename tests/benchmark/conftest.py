@@ -17,6 +17,7 @@ from pathlib import Path
 import pytest
 from bench_helpers import at_commit, run_in_process, tiny_sweep
 
+from bocvs_env.benchmark.cli import main
 from bocvs_env.benchmark.runner import RunResult
 from bocvs_env.benchmark.store import ResultStore, StoredRun
 
@@ -98,3 +99,11 @@ def two_agent_store(store_path: Path, tiny_results: list[RunResult]) -> Path:
             )
             store.add(at_commit(clone, "c" * 40), sweep="tiny")
     return store_path
+
+
+@pytest.fixture
+def published(two_agent_store: Path, tmp_path: Path) -> Path:
+    """:func:`two_agent_store` published into ``tmp_path / "data"`` (its manifest included)."""
+    out = tmp_path / "data"
+    assert main(["publish", "--store", str(two_agent_store), "--out", str(out)]) == 0
+    return out

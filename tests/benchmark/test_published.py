@@ -35,13 +35,6 @@ from bocvs_env.benchmark.tables import summary_markdown
 REPO = Path(__file__).resolve().parents[2]
 
 
-@pytest.fixture
-def published(two_agent_store: Path, tmp_path: Path) -> Path:
-    out = tmp_path / "data"
-    assert main(["publish", "--store", str(two_agent_store), "--out", str(out)]) == 0
-    return out
-
-
 def test_a_panel_table_from_the_published_file_equals_the_page(
     two_agent_store: Path, published: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -30,13 +30,6 @@ from bocvs_env.benchmark.store import ResultStore
 REPO = Path(__file__).resolve().parents[2]
 
 
-@pytest.fixture
-def published(two_agent_store: Path, tmp_path: Path) -> Path:
-    out = tmp_path / "data"
-    assert main(["publish", "--store", str(two_agent_store), "--out", str(out)]) == 0
-    return out
-
-
 def first_key(folder: Path) -> str:
     """The key of the folder's first run, by key."""
     return str(sorted(pd.read_parquet(folder / RUNS_FILE)["key"].astype(str))[0])
