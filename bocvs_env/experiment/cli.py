@@ -38,9 +38,10 @@ def _replace(path: Path, write: Callable[[Path], None]) -> None:
 
 
 def _open(args: Any) -> Any:
+    from bocvs_env.benchmark.trust import Allowed
     from bocvs_env.experiment import Experiment
 
-    return Experiment.open(args.store)
+    return Experiment.open(args.store, Allowed.of(args.allow_agent, args.allow_model))
 
 
 def _cmd_new(args: Any) -> int:
@@ -157,7 +158,11 @@ def _cmd_simulate(args: Any) -> int:
 
 
 def _journal(p: argparse.ArgumentParser) -> None:
+    """The journal's argument, and what a journal's record may build (--allow-agent/-model)."""
+    from bocvs_env.benchmark.trust import add_allow_options
+
     p.add_argument("store", type=Path, metavar="JOURNAL", help="the experiment's journal file")
+    add_allow_options(p)
 
 
 def _agent_options(p: argparse.ArgumentParser) -> None:

@@ -15,12 +15,15 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from bocvs_env.experiment.journal import Journal, JournalError
 from bocvs_env.experiment.loop import Loop, Suggestion
 from bocvs_env.experiment.process import ProblemSource, build_process
 from bocvs_env.experiment.resume import resume, save_agent_state
+
+if TYPE_CHECKING:
+    from bocvs_env.benchmark.trust import Allowed
 
 FORMAT = "bocvs experiment journal"
 
@@ -137,13 +140,20 @@ class Experiment:
         return cls(Journal.create(Path(path), header), loop, header, "new")
 
     @classmethod
-    def open(cls, path: str | Path) -> Experiment:
+    def open(cls, path: str | Path, allowed: Allowed | None = None) -> Experiment:
         """Reopen the experiment of journal ``path``, from the agent's saved state or by replay.
+
+        A journal is data: the agent it names is built only if it is registered, or if
+        ``allowed`` (the user's ``--allow-agent`` / ``--allow-model``) names its ``module:Class``
+        and any model file its parameters name (:mod:`bocvs_env.benchmark.trust`).
 
         Raises:
             JournalError: for a file that is not a journal, or a replay that does not give the
                 journaled suggestions (other code, or another machine's numerics).
+            ValueError: for an agent or a model file that ``allowed`` does not allow, before
+                anything is imported.
         """
+        from bocvs_env.benchmark.trust import Allowed, check_recorded_agent
         from bocvs_env.benchmark.versions import this_version
         from bocvs_env.numerics import use_requested_numerics
 
@@ -154,6 +164,8 @@ class Experiment:
             raise JournalError(
                 f"{path} is not an experiment journal (format {header.get('format')!r})"
             )
+        check_recorded_agent(header["agent"], header["params"], f"journal {path}",
+                             allowed or Allowed())  # fmt: skip
         source = ProblemSource.from_json(header["problem"])
         process = build_process(source, header["seed"])
         agent = _build_agent(header["agent"], header["params"], process.agent_options)

@@ -3,6 +3,7 @@ nothing stored), the budget's end, and reopening a journal."""
 
 from __future__ import annotations
 
+import json
 import sqlite3
 from pathlib import Path
 from typing import Any
@@ -323,3 +324,31 @@ def test_a_state_that_does_not_load_is_refused_in_one_line(
         exp.journal.save_state(1, {"counts": np.arange(3)}, {})
     with pytest.raises(JournalError, match="state after answer 1 does not load"):
         Experiment.open(tmp_path / "j")
+
+
+def _set_header(journal: Path, **values: Any) -> None:
+    """Edit a journal's header by hand, as someone who sends a tampered journal would."""
+    with sqlite3.connect(journal) as conn:
+        for key, value in values.items():
+            conn.execute("UPDATE header SET value = ? WHERE key = ?", (json.dumps(value), key))
+
+
+def test_a_journal_never_imports_code_it_names(
+    process_file: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A journal is data: an agent it names by import path, or a model file outside the
+    agent's package, is refused in one line before anything is imported or loaded."""
+    marker = tmp_path / "MARKER"
+    (tmp_path / "planted_agent.py").write_text(
+        f"import pathlib\npathlib.Path({str(marker)!r}).touch()\nclass Planted:\n    pass\n"
+    )
+    monkeypatch.syspath_prepend(str(tmp_path))
+    path = tmp_path / "j"
+    Experiment.create(path, problem=process_file, agent="random", seed=0).close()
+    _set_header(path, agent="planted_agent:Planted", params={})
+    with pytest.raises(ValueError, match=r"refusing agent .planted_agent:Planted.*--allow-agent"):
+        Experiment.open(path)
+    assert not marker.exists()
+    _set_header(path, agent="neural-af", params={"model": str(tmp_path / "payload.zip")})
+    with pytest.raises(ValueError, match=r"refusing agent 'neural-af''s model=.*--allow-model"):
+        Experiment.open(path)
