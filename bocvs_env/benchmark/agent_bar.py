@@ -13,29 +13,19 @@ simple regret (``bocvs compare``'s ``final`` and ``area``, :mod:`bocvs_env.bench
 ``--extras`` checks the bar of the settings beyond the grid instead: no significant loss against
 :data:`CPU_REFERENCE` on the final simple regret. Each side is one code version, named on the
 page (the archive's agents as ``agent@commit``); a seed fixes the function instance and the
-initial design on any commit and machine, so the sides pair by seed.
-
-    python benchmarks/best_agent_bar.py --store results/getc/bocvs.db --sweep getc_grid \\
-        --agent getc --baselines docs/data --baseline-sweep grid
+initial design on any commit and machine, so the sides pair by seed. ``bocvs bar`` prints the
+page (:mod:`bocvs_env.benchmark.report_commands`).
 """
 
 from __future__ import annotations
 
-import argparse
 from collections.abc import Sequence
 
 import numpy as np
-from claims import cpu_seconds
 
 from bocvs_env.benchmark.compare import METRICS, PairedComparison, compare_baselines
 from bocvs_env.benchmark.panels import Panel
-from bocvs_env.benchmark.report_scripts import (
-    add_baseline_arguments,
-    add_source_arguments,
-    print_report,
-    script_baselines,
-    script_runs,
-)
+from bocvs_env.benchmark.paper_claims import cpu_seconds
 from bocvs_env.benchmark.stats import RESAMPLES
 from bocvs_env.benchmark.store import StoredRun
 from bocvs_env.benchmark.versions import versions_line
@@ -168,12 +158,7 @@ def _panel_row(
     own = _over(by_agent[agent], sorted(by_agent[agent]))
     lowest = all(own < m for m in means.values())
     counts.lowest += lowest
-    area = []
-    for other in AREA_NO_LOSS:
-        c = verdict.get((panel, other, "area"))
-        area.append(c.verdict()[0].upper() if c is not None else "–")
-        if c is not None and c.verdict() == "loss":
-            counts.area_losses.append(f"{panel.title()} against {other}")
+    area = _area_cells(panel, verdict, counts)
     ratio = _cpu_ratio(cpu, agent)
     if ratio > CPU_RATIO:
         counts.cpu_over.append(f"{panel.title()}: {ratio:.2f}x")
@@ -185,6 +170,20 @@ def _panel_row(
     )
 
 
+def _area_cells(
+    panel: Panel, verdict: dict[tuple[Panel, str, str], PairedComparison], counts: _Counts
+) -> list[str]:
+    """A panel's verdicts on the area against each agent of :data:`AREA_NO_LOSS` (W, T, L or
+    "–"), its losses added to ``counts``."""
+    cells = []
+    for other in AREA_NO_LOSS:
+        c = verdict.get((panel, other, "area"))
+        cells.append(c.verdict()[0].upper() if c is not None else "–")
+        if c is not None and c.verdict() == "loss":
+            counts.area_losses.append(f"{panel.title()} against {other}")
+    return cells
+
+
 def _cpu_ratio(cpu: dict[str, dict[int, float]], agent: str) -> float:
     """``agent``'s mean CPU seconds per run over :data:`CPU_REFERENCE`'s, on their common seeds
     (NaN without them)."""
@@ -192,23 +191,3 @@ def _cpu_ratio(cpu: dict[str, dict[int, float]], agent: str) -> float:
     if not seeds:
         return float("nan")
     return _over(cpu[agent], seeds) / _over(cpu[CPU_REFERENCE], seeds)
-
-
-def main() -> None:
-    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
-    add_source_arguments(p)
-    p.add_argument("--agent", required=True, help="the new agent, as its runs name it")
-    add_baseline_arguments(p, required=True)
-    p.add_argument("--extras", action="store_true", help="the bar of the settings beyond the grid")
-    p.add_argument("--resamples", type=int, default=RESAMPLES, help="bootstrap resamples")
-    args = p.parse_args()
-
-    def page() -> str:
-        runs = [r for r in script_runs(args) if r.config.agent == args.agent]
-        return bar_markdown(runs, script_baselines(args), args.agent, args.extras, args.resamples)
-
-    print_report("best_agent_bar", page)
-
-
-if __name__ == "__main__":
-    main()

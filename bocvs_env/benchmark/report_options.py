@@ -1,25 +1,23 @@
-"""The options and the error line that the docs' report scripts share: which runs they read
-(``--store`` or ``--data``, ``--sweep``), the archive they pair them with (``--baselines``,
-``--baseline-sweep``), and one line ``<prog>: error: ...`` for bad input."""
+"""The options that the report commands of the docs' pages share
+(:mod:`bocvs_env.benchmark.report_commands`): which runs they read (``--store`` or ``--data``,
+``--sweep``) and the archive they pair them with (``--baselines``, ``--baseline-sweep``)."""
 
 from __future__ import annotations
 
 import argparse
-import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from bocvs_env.benchmark.config import SweepConfig
-from bocvs_env.benchmark.published import PublishedRuns
-from bocvs_env.benchmark.run_sources import read_runs, recorded_sweep
-from bocvs_env.benchmark.store import ResultStore, StoredRun
+if TYPE_CHECKING:  # the published format imports torch: only once runs are read
+    from bocvs_env.benchmark.config import SweepConfig
+    from bocvs_env.benchmark.published import PublishedRuns
+    from bocvs_env.benchmark.store import ResultStore, StoredRun
 
 
 def add_source_arguments(parser: argparse.ArgumentParser) -> None:
-    """The options of a report script that reads runs (:func:`script_runs`): ``--store`` or
-    ``--data`` (one of them, for :func:`open_runs`), ``--sweep`` and
-    ``--allow-mixed-versions``."""
+    """The options of a report command that reads runs (:func:`report_runs`): ``--store`` or
+    ``--data`` (one of them), ``--sweep`` and ``--allow-mixed-versions``."""
     source = parser.add_mutually_exclusive_group(required=True)
     source.add_argument("--store", type=Path, help="a result store")
     source.add_argument("--data", type=Path, help="a folder written by bocvs publish")
@@ -29,8 +27,8 @@ def add_source_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def add_baseline_arguments(parser: argparse.ArgumentParser, required: bool = False) -> None:
-    """The options of a report script that pairs its runs by seed with an archive's
-    (:func:`script_baselines`): ``--baselines`` (a store or published folder) and
+    """The options of a report command that pairs its runs by seed with an archive's
+    (:func:`baseline_runs`): ``--baselines`` (a store or published folder) and
     ``--baseline-sweep`` (its recorded sweep)."""
     parser.add_argument(
         "--baselines",
@@ -42,51 +40,44 @@ def add_baseline_arguments(parser: argparse.ArgumentParser, required: bool = Fal
                         help="the archive's recorded sweep, e.g. grid")  # fmt: skip
 
 
-def print_report(prog: str, page: Callable[[], str]) -> None:
-    """Print the page a report script makes (``page()``); when its input is bad (no such store,
-    folder or sweep, runs of mixed versions, ...), one line ``<prog>: error: ...`` on stderr
-    instead, and exit status 2."""
-    try:
-        text = page()
-    except (OSError, ValueError) as err:
-        print(f"{prog}: error: {err}", file=sys.stderr)
-        sys.exit(2)
-    print(text, end="")
-
-
-def script_runs(
+def report_runs(
     args: argparse.Namespace,
     seeds: Sequence[int] | None = None,
     problems: Sequence[str] | None = None,
 ) -> list[StoredRun]:
-    """The runs a report script reads (options of :func:`add_source_arguments`): those of the
-    recorded sweep ``--sweep`` restricted to these of its seeds and problems (``None``: all),
-    as :func:`read_runs` selects them.
+    """The runs a report command reads (options of :func:`add_source_arguments`): those of the
+    recorded sweep ``--sweep`` of the folder ``--data``, else of the store ``--store``,
+    restricted to these of its seeds and problems (``None``: all), as :func:`~bocvs_env.benchmark.run_sources.read_runs` selects
+    them.
 
     Raises:
-        FileNotFoundError, ValueError: as :func:`read_runs`, and naming seeds or problems that
+        FileNotFoundError, ValueError: as :func:`~bocvs_env.benchmark.run_sources.read_runs`, and naming seeds or problems that
             the sweep does not have.
     """
     return _sweep_runs(
-        args.store or args.data, args.sweep, seeds, problems, args.allow_mixed_versions
+        args.store if args.data is None else args.data,
+        args.sweep,
+        seeds,
+        problems,
+        args.allow_mixed_versions,
     )
 
 
-def script_baselines(
+def baseline_runs(
     args: argparse.Namespace,
     seeds: Sequence[int] | None = None,
     problems: Sequence[str] | None = None,
 ) -> list[StoredRun]:
-    """The archive's runs a report script pairs its own with (options of
+    """The archive's runs a report command pairs its own with (options of
     :func:`add_baseline_arguments`): those of the sweep ``--baseline-sweep`` recorded in
-    ``--baselines``, restricted as :func:`script_runs` restricts its own; none without
+    ``--baselines``, restricted as :func:`report_runs` restricts its own; none without
     ``--baselines``. Each agent's runs are of one code version; the archive's may be of another
-    version than the script's runs, since a seed fixes the function instance and the initial
+    version than the command's runs, since a seed fixes the function instance and the initial
     design on any commit and machine.
 
     Raises:
         ValueError: ``--baselines`` without ``--baseline-sweep`` or the reverse; and as
-            :func:`script_runs`.
+            :func:`report_runs`.
     """
     if (args.baselines is None) != (args.baseline_sweep is None):
         raise ValueError("--baselines and --baseline-sweep are given together")
@@ -103,6 +94,7 @@ def _sweep_runs(
     allow_mixed: bool,
 ) -> list[StoredRun]:
     """The runs of the sweep ``name`` recorded at ``path``, of these seeds and problems."""
+    from bocvs_env.benchmark.run_sources import read_runs, recorded_sweep
 
     def choose(source: ResultStore | PublishedRuns) -> SweepConfig:
         sweep = recorded_sweep(source, name)

@@ -10,9 +10,9 @@ round-trips) and names the first step where an episode differs.
 
 Usage (the real-world problem needs ``BOCVS_DATA_DIR``)::
 
-    python benchmarks/trace_baseline.py --out traces.json
-    python benchmarks/trace_baseline.py --check traces.json [--agents etc fetc]
-    python benchmarks/trace_baseline.py --compare traces.json now.json
+    python tools/trace_baseline.py --out traces.json
+    python tools/trace_baseline.py --check traces.json [--agents etc fetc]
+    python tools/trace_baseline.py --compare traces.json now.json
 
 The traces hold on one kind of CPU: another's floating-point kernels move the maximizers.
 """

@@ -4,8 +4,8 @@ each boolean operator and each comprehension's loop and condition a branch; ruff
 enabled in pyproject.toml at the same limit, counts fewer, so a function can pass ruff and fail
 here). Prints each offender, one per line, and exits with status 1 if there is any.
 
-    python benchmarks/code_limits.py                 # bocvs_env and agents
-    python benchmarks/code_limits.py bocvs_env       # one package (or file)
+    python tools/code_limits.py                 # bocvs_env and agents
+    python tools/code_limits.py bocvs_env       # one package (or file)
 
 A class's lines run from its ``class`` line (or first decorator) to its last line, docstring,
 comments and blank lines included, as a reader scrolls them. Needs ``radon`` (the ``dev``

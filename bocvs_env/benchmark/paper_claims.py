@@ -2,12 +2,22 @@
 2025, section "Experiments").
 
 The paper claims that the explore-then-commit agent (``etc``) reaches a lower simple regret for
-the cost spent than the baselines, that it makes more evaluations once it exploits, and that it
-does so by spending on the cheaper target set ``i*`` rather than on the costliest set. This
-module computes, per panel, what those claims compare, and the page of verdicts by paired
-comparison over seeds (:mod:`bocvs_env.benchmark.compare`), with the CPU time per run beside
-them; ``benchmarks/paper_claims.py`` prints it. The same page states the claims for any other
-agent (``proposed``), e.g. FETC against ETC and the rest.
+the cost spent than the baselines (UCB-PSQ, TS-PSQ, ETC-50, random), that it makes more
+evaluations once it exploits (it spends no more than 60% of the budget exploring), and that it
+does so by spending on the cheaper target set ``i*`` rather than on the costliest set, which
+the baselines keep evaluating. This module computes, per panel (problem x cost set x variance
+x budget), what those claims compare: the mean simple regret of each agent at 25, 50, 60, 75 and
+100% of the budget, the mean evaluations, and the shares of the spend on ``i*`` and on the
+costliest set (the last one, cost 1: the full set except on airfoil, whose sets all have two
+variables). Then the page of verdicts by paired comparison over seeds
+(:mod:`bocvs_env.benchmark.compare`): a summary over the panels per claim and baseline, a
+panel-by-baseline matrix per claim (claim 1 on the final simple regret and on the area under
+simple regret against cost divided by the budget, claim 2 on evaluations, claim 3 on the
+shares of the spend), the CPU time per run, and the paired differences with their intervals.
+
+The same page states the claims for any other agent (``proposed``), e.g. FETC against ETC and
+the rest, with its CPU time per run as a ratio to another agent's. ``bocvs paper-claims``
+prints it (:mod:`bocvs_env.benchmark.report_commands`).
 """
 
 from __future__ import annotations

@@ -1,19 +1,18 @@
-"""The paper-claims page (``benchmarks/claims.py``, printed by
-``benchmarks/paper_claims.py``): spend shares, the verdict per claim and panel."""
+"""The paper-claims page (:mod:`bocvs_env.benchmark.paper_claims`, printed by
+``bocvs paper-claims``): spend shares, the verdict per claim and panel."""
 
 from __future__ import annotations
 
-import subprocess
-import sys
 from dataclasses import replace
 from pathlib import Path
 
-import claims
 import numpy as np
 import pytest
 from bench_helpers import hand_run, tiny_sweep, win_and_tie_runs
 
 from bocvs_env import metrics
+from bocvs_env.benchmark import paper_claims as claims
+from bocvs_env.benchmark.cli import main
 from bocvs_env.benchmark.compare import compare_runs
 from bocvs_env.benchmark.panels import group_panels
 from bocvs_env.benchmark.store import ResultStore, StoredRun
@@ -113,41 +112,38 @@ def test_claims_page_has_a_matrix_per_claim() -> None:
     assert "## Paired differences per panel" in page
 
 
-def test_the_script_prints_the_page(two_agent_store: Path) -> None:
+def test_the_command_prints_the_page(
+    two_agent_store: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     with ResultStore(two_agent_store) as store:  # the sweep of both agents' runs
         store.register_sweep(replace(tiny_sweep(), name="pair", agents=["random", "etc"]))
-    script = Path(__file__).resolve().parents[2] / "benchmarks" / "paper_claims.py"
-    cmd = [sys.executable, str(script), "--store", str(two_agent_store), "--sweep", "pair"]
-    done = subprocess.run([*cmd, "--resamples", "50"], capture_output=True, text=True, timeout=300)
-    assert done.returncode == 0, done.stderr
-    assert "### hartmann3 · cheap · var 0.02 · C=3" in done.stdout
-    assert "| random | 2 |" in done.stdout and "| etc | 2 |" in done.stdout
+    cmd = ["paper-claims", "--store", str(two_agent_store), "--sweep", "pair"]
+    assert main([*cmd, "--resamples", "50"]) == 0
+    out = capsys.readouterr().out
+    assert "### hartmann3 · cheap · var 0.02 · C=3" in out
+    assert "| random | 2 |" in out and "| etc | 2 |" in out
     for _, title in claims.CLAIMS:
-        assert f"#### {title.format(agent='etc')}" in done.stdout
-    wrong = subprocess.run(
-        [*cmd, "--proposed", "fetc"], capture_output=True, text=True, timeout=300
-    )
-    assert wrong.returncode == 2
-    assert wrong.stderr.strip().splitlines() == [
-        "paper_claims: error: agent 'fetc' has no runs here; agents: ['etc', 'random']"
+        assert f"#### {title.format(agent='etc')}" in out
+    assert main([*cmd, "--proposed", "fetc"]) == 2
+    assert capsys.readouterr().err.strip().splitlines() == [
+        "bocvs paper-claims: error: agent 'fetc' has no runs here; agents: ['etc', 'random']"
     ]
 
 
-def test_the_script_pairs_a_new_agents_sweep_with_an_archives_by_seed(
-    two_agent_store: Path,
+def test_the_command_pairs_a_new_agents_sweep_with_an_archives_by_seed(
+    two_agent_store: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     """``--baselines`` adds the archive's sweep: the new agent's claims are stated against the
     archive's agents, seed for seed; the archive needs its sweep named."""
     with ResultStore(two_agent_store) as store:  # the new agent's own sweep
         store.register_sweep(replace(tiny_sweep(), name="mine", agents=["etc"]))
-    script = Path(__file__).resolve().parents[2] / "benchmarks" / "paper_claims.py"
-    cmd = [sys.executable, str(script), "--store", str(two_agent_store), "--sweep", "mine"]
+    cmd = ["paper-claims", "--store", str(two_agent_store), "--sweep", "mine"]
     cmd += ["--resamples", "50", "--baselines", str(two_agent_store)]
-    done = subprocess.run([*cmd, "--baseline-sweep", "tiny"], capture_output=True, text=True)
-    assert done.returncode == 0, done.stderr
-    assert "| random | 2 |" in done.stdout and "| etc | 2 |" in done.stdout
-    assert "| etc against | final simple regret |" in done.stdout
-    alone = subprocess.run(cmd, capture_output=True, text=True)  # no --baseline-sweep
-    assert alone.returncode == 2 and alone.stderr.strip().splitlines() == [
-        "paper_claims: error: --baselines and --baseline-sweep are given together"
+    assert main([*cmd, "--baseline-sweep", "tiny"]) == 0
+    out = capsys.readouterr().out
+    assert "| random | 2 |" in out and "| etc | 2 |" in out
+    assert "| etc against | final simple regret |" in out
+    assert main(cmd) == 2  # no --baseline-sweep
+    assert capsys.readouterr().err.strip().splitlines() == [
+        "bocvs paper-claims: error: --baselines and --baseline-sweep are given together"
     ]

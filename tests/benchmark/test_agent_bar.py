@@ -1,11 +1,12 @@
-"""The best-agent bar (``benchmarks/best_agent_bar.py``): a new agent's runs against an archive
+"""The best-agent bar (:mod:`bocvs_env.benchmark.agent_bar`, printed by ``bocvs bar``): a new
+agent's runs against an archive
 of another commit, paired by seed, each item of the bar measured and judged."""
 
 from __future__ import annotations
 
-import best_agent_bar as bar
 from bench_helpers import hand_run
 
+from bocvs_env.benchmark import agent_bar as bar
 from bocvs_env.benchmark.store import StoredRun
 
 

@@ -1,18 +1,17 @@
-"""The sweep cost estimate (``benchmarks/cost_estimate.py``, printed by
-``benchmarks/paper_cost.py``): the reference timing model and the per-agent sums."""
+"""The sweep cost estimate (:mod:`bocvs_env.benchmark.sweep_cost`, printed by ``bocvs cost``):
+the reference timing model and the per-agent sums."""
 
 from __future__ import annotations
 
 import dataclasses
 import json
-import subprocess
-import sys
 from pathlib import Path
 
-import cost_estimate
 import numpy as np
 import pytest
 
+from bocvs_env.benchmark import sweep_cost as cost_estimate
+from bocvs_env.benchmark.cli import main
 from bocvs_env.benchmark.runner import RunResult
 from bocvs_env.benchmark.store import ResultStore, StoredRun
 
@@ -84,33 +83,28 @@ def test_model_based_runs_are_charged_one_reference_decision_per_round(
     assert rows["fetc"]["after_s"] == run.provenance["wall_s"]
 
 
-def test_the_script_prints_the_cost_per_agent(filled_store: ResultStore, tmp_path: Path) -> None:
+def test_the_command_prints_the_cost_per_agent(
+    filled_store: ResultStore, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     timings = tmp_path / "decisions.json"
     rows = [
         {"n": n, "rows": [{"method": "reference", "median_s": s}]}
         for n, s in ((100, 1.0), (1000, 20.0))
     ]
     timings.write_text(json.dumps({"decisions": rows}))
-    script = Path(__file__).resolve().parents[2] / "benchmarks" / "paper_cost.py"
-    cmd = [sys.executable, str(script), "--store", str(filled_store.path), "--sweep", "tiny"]
-    done = subprocess.run(
-        [*cmd, "--reference", str(timings)], capture_output=True, text=True, timeout=300
-    )
-    assert done.returncode == 0, done.stderr
-    assert "sweep 'tiny': 2 runs" in done.stdout
-    assert "| random | 2 |" in done.stdout
-    assert "| all | 2 |" in done.stdout and "with an estimate" not in done.stdout
+    cmd = ["cost", "--store", str(filled_store.path), "--reference", str(timings), "--sweep"]
+    assert main([*cmd, "tiny"]) == 0
+    out = capsys.readouterr().out
+    assert "sweep 'tiny': 2 runs" in out
+    assert "| random | 2 |" in out
+    assert "| all | 2 |" in out and "with an estimate" not in out
     run = filled_store.runs()[0]  # and one run of an agent without a reference code
     provenance = {k: v for k, v in run.provenance.items() if k != "sweep"}
     filled_store.add(RunResult(_as(run, "fetc").config, run.record, provenance), "other")
     tiny = filled_store.sweeps()["tiny"]
     filled_store.register_sweep(dataclasses.replace(tiny, name="both", agents=["random", "fetc"]))
-    cmd[-1] = "both"
-    done = subprocess.run(
-        [*cmd, "--reference", str(timings)], capture_output=True, text=True, timeout=300
-    )
-    assert done.returncode == 0, done.stderr
-    lines = done.stdout.splitlines()
+    assert main([*cmd, "both"]) == 0
+    lines = capsys.readouterr().out.splitlines()
     assert any(line.startswith("| fetc | 1 |") and line.endswith("| — | — |") for line in lines)
     assert any(line.startswith("| all | 3 |") and line.endswith("| — | — |") for line in lines)
     assert any(line.startswith("| all with an estimate (random) | 2 |") for line in lines)

@@ -1,7 +1,8 @@
 """A reference-style decision: the baseline that the agents' decisions are measured against.
 
 It is not an agent: ``benchmarks/decisions.py`` times it next to the agents' own decisions,
-and ``benchmarks/cost_estimate.py`` charges its timings.
+and the estimate of a sweep's cost at the references' speed
+(:mod:`bocvs_env.benchmark.sweep_cost`) charges its timings.
 
 It reproduces, inside this project, how the reference codes (Tay et al. 2023; Hayashi et al.
 2022; Hoang et al. 2025) make one UCB decision (as the project's specification describes them),
