@@ -27,6 +27,7 @@ import numpy as np
 
 from bocvs_env.benchmark.store import StoredRun
 from bocvs_env.benchmark.versions import versions_line
+from bocvs_env.checks import positive_integer
 
 #: Agents that make no model-based decision (charged their measured time).
 MODEL_FREE = frozenset({"random"})
@@ -117,7 +118,11 @@ def cost_markdown(
         sizes, seconds: the reference decision times, as :func:`reference_times` returns them.
         source: the line naming the runs, e.g. ``"sweep 'grid': 1000 runs in docs/data"``.
         workers: parallel workers for the wall time.
+
+    Raises:
+        ValueError: if ``workers`` is not a positive integer.
     """
+    positive_integer(workers, "workers")
     rows = sweep_cost(runs, sizes, seconds)
     timings = dict(zip(sizes.astype(int).tolist(), seconds.round(2).tolist(), strict=True))
     lines = [f"reference decision times (s) by n: {timings}", source, versions_line(runs), ""]

@@ -108,3 +108,6 @@ def test_the_command_prints_the_cost_per_agent(
     assert any(line.startswith("| fetc | 1 |") and line.endswith("| — | — |") for line in lines)
     assert any(line.startswith("| all | 3 |") and line.endswith("| — | — |") for line in lines)
     assert any(line.startswith("| all with an estimate (random) | 2 |") for line in lines)
+    assert main([*cmd, "both", "--workers", "0"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err == "bocvs cost: error: workers must be a positive integer, got 0"
