@@ -4,6 +4,9 @@ whole episodes."""
 
 from __future__ import annotations
 
+import itertools
+from typing import Any
+
 import numpy as np
 import pytest
 import torch
@@ -80,7 +83,7 @@ def test_a_cheaper_box_of_the_same_value_has_the_larger_index() -> None:
 
 
 def test_the_index_refuses_a_price_that_is_not_positive() -> None:
-    with pytest.raises(ValueError, match="price must be positive and finite, got 0.0"):
+    with pytest.raises(ValueError, match=r"price must be positive and finite, got 0\.0"):
         gittins_index(f64(0.0), f64(1.0), 0.0)
 
 
@@ -91,7 +94,7 @@ def test_cost_bounds_are_optimistic_zero_unplayed_and_the_mean_without_width() -
     assert bounds[1] == 0.5  # one draw: no spread seen
     assert 0.0 < bounds[2] < 1.0  # below the running mean
     assert optimistic_cost_bounds(draws, z=0.0)[2] == pytest.approx(1.0)
-    with pytest.raises(ValueError, match="z must be >= 0 and finite, got -1.0"):
+    with pytest.raises(ValueError, match=r"z must be >= 0 and finite, got -1\.0"):
         optimistic_cost_bounds(draws, z=-1.0)
 
 
@@ -122,7 +125,7 @@ def test_lambda_is_halved_exactly_when_the_played_index_falls_below_the_incumben
         agent = PBGISetsAgent(**FAST, hold=None, decay=decay, lmbda=1.0)
         play(BOCVSEnv(cheap_set_problem(), privileged_info=False), agent, seed=0)
         log = agent.diagnostics()
-        for before, after in zip(log, log[1:], strict=False):
+        for before, after in itertools.pairwise(log):
             expected = before["lmbda"] / decay if before["decayed"] else before["lmbda"]
             assert after["lmbda"] == pytest.approx(expected)
             assert before["decayed"] == (max(before["index"]) < before["incumbent"])
@@ -147,10 +150,10 @@ def test_a_held_decision_replays_distinct_queries_only_with_distinct_replays(
     ("params", "message"),
     [
         ({"lmbda": 0.0}, "lmbda must be positive and finite"),
-        ({"decay": 0.5}, "decay must be >= 1 and finite, got 0.5"),
-        ({"cost_z": -1.0}, "cost_z must be >= 0 and finite, got -1.0"),
+        ({"decay": 0.5}, r"decay must be >= 1 and finite, got 0\.5"),
+        ({"cost_z": -1.0}, r"cost_z must be >= 0 and finite, got -1\.0"),
     ],
 )
-def test_bad_rules_are_refused_naming_the_value(params: dict[str, float], message: str) -> None:
+def test_bad_rules_are_refused_naming_the_value(params: dict[str, Any], message: str) -> None:
     with pytest.raises(ValueError, match=message):
         PBGISetsAgent(**params)
