@@ -97,6 +97,11 @@ class MAPFitter:
         return hyperparameters_of(model)
 
 
+#: The data size up to which GPyTorch computes the restarted fit's likelihood exactly (its
+#: ``max_cholesky_size``): every size an episode reaches.
+EXACT_UP_TO = 2**31 - 1
+
+
 class RestartedAdamFitter:
     """A fixed number of Adam steps on the exact marginal likelihood, from the same start at
     every fit: the hyperparameter fit of Hoang, Nguyen & Tran's released code for ETC (AAAI
@@ -109,7 +114,9 @@ class RestartedAdamFitter:
     least ``1e-4``) and raw outputs (no outcome transform). Every parameter is trained, as
     the raw parameters GPyTorch optimizes, with ``torch.optim.Adam`` at learning rate ``lr``.
     A noise started at GPyTorch's floor of ``1e-4`` has a raw value of ``-inf`` and a zero
-    gradient there, so it stays at ``1e-4``.
+    gradient there, so it stays at ``1e-4``. The likelihood is always computed through a
+    Cholesky factor (GPyTorch's iterative solvers, random above 800 points by default, are
+    turned off: :data:`EXACT_UP_TO`), so a fit depends on its data alone.
 
     Args:
         steps: the Adam steps of a fit (0 returns the start).
@@ -138,6 +145,7 @@ class RestartedAdamFitter:
         """The hyperparameters after :attr:`steps` Adam steps from ``start`` (raw outputs:
         its ``y_shift`` and ``y_scale`` are ignored) on ``n x d`` inputs and ``n`` outputs;
         ``start`` if a step fails (a failed fit must not end a run)."""
+        import gpytorch
         from botorch import settings as botorch_settings
         from botorch.models import SingleTaskGP
         from gpytorch.constraints import Interval
@@ -171,11 +179,12 @@ class RestartedAdamFitter:
         model.train()
         optimizer = torch.optim.Adam(model.parameters(), lr=self.lr)
         try:
-            for _ in range(self.steps):
-                optimizer.zero_grad()
-                loss = -mll(model(*model.train_inputs), model.train_targets)
-                loss.backward()
-                optimizer.step()
+            with gpytorch.settings.max_cholesky_size(EXACT_UP_TO):
+                for _ in range(self.steps):
+                    optimizer.zero_grad()
+                    loss = -mll(model(*model.train_inputs), model.train_targets)
+                    loss.backward()
+                    optimizer.step()
         except (NotPSDError, torch.linalg.LinAlgError) as err:
             self.n_failed_refits += 1
             self.last_error = f"{type(err).__name__}: {err}"
