@@ -69,6 +69,21 @@ done
 page docs/agents/getc_ablation.md \
     bocvs compare --data "$data" --sweep getc_ablation --reference getc --metrics final area
 
+# ETC as its authors' code runs it (frozen at its own commit, its runs paired by seed with the
+# archive's; docs/agents/etc-text-and-code.md), once each of its sweeps is published: its claims
+# against every grid agent, paired by seed (with its CPU time beside ETC's), and its ablation
+# against it.
+published() { python -c 'import json, sys; sys.exit(sys.argv[2] not in json.load(open(sys.argv[1])))' \
+    "$data/sweeps.json" "$1"; }
+if published etc_authors_grid; then
+    page docs/agents/etc_authors_claims.md claims etc_authors_grid --proposed etc-authors \
+        --time-reference etc --baselines "$data" --baseline-sweep grid
+fi
+if published etc_authors_ablation; then
+    page docs/agents/etc_authors_ablation.md bocvs compare --data "$data" \
+        --sweep etc_authors_ablation --reference etc-authors --metrics final area target_share
+fi
+
 # Every published agent ranked against those that ran the same panels, with data profiles.
 # (the page is written only once it is computed: a refused command leaves it as it was)
 bocvs leaderboard --data "$data" --out docs/leaderboard.md --figure docs/leaderboard.png

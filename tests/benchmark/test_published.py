@@ -4,6 +4,7 @@ published folder alone equal the ones computed from the store."""
 from __future__ import annotations
 
 import argparse
+import json
 import subprocess
 from dataclasses import replace
 from pathlib import Path
@@ -544,3 +545,45 @@ def test_the_leaderboard_ranks_the_user_agents_with_the_baselines(
     assert out.startswith("# Leaderboard\n\nYour runs: ddddddd (")
     assert "## Group 1: 3 agents on 1 panel\n" in out and "| random@ccccccc |" in out
     assert "Best baseline: " in out and "Best baseline: random |" not in out
+
+
+@pytest.mark.skipif(
+    not (DOCS_DATA / RUNS_FILE).is_file(), reason="docs/data holds no published runs"
+)
+def test_the_text_and_code_page_quotes_etcs_claims() -> None:
+    """docs/agents/etc-text-and-code.md quotes ETC's claims over all panels as the paper's
+    claims page states them (itself recomputed from docs/data by the test above)."""
+    paper = (REPO / "docs" / "paper" / "claims.md").read_text()
+    page = (REPO / "docs" / "agents" / "etc-text-and-code.md").read_text()
+    assert summary_of(paper) in page
+
+
+def published_sweeps(folder: Path) -> set[str]:
+    """The names of the sweeps published in ``folder`` (none where it holds no sweeps file)."""
+    sweeps = folder / "sweeps.json"
+    return set(json.loads(sweeps.read_text())) if sweeps.is_file() else set()
+
+
+@pytest.mark.skipif(
+    "etc_authors_grid" not in published_sweeps(DOCS_DATA),
+    reason="etc-authors's sweeps are not published in docs/data",
+)
+def test_etc_authors_pages_are_recomputed_from_the_published_data(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """As benchmarks/docs.sh makes them: the claims of ``etc-authors`` against the archive's
+    grid agents, quoted on docs/agents/etc-text-and-code.md, and (once published) its ablation
+    against it."""
+    agents = REPO / "docs" / "agents"
+    run = [sys.executable, "benchmarks/paper_claims.py", "--data", "docs/data"]
+    run += ["--sweep", "etc_authors_grid", "--proposed", "etc-authors", "--time-reference", "etc"]
+    run += ["--baselines", "docs/data", "--baseline-sweep", "grid"]
+    page = subprocess.run(run, capture_output=True, text=True, cwd=REPO, check=True).stdout
+    assert page == (agents / "etc_authors_claims.md").read_text()
+    assert summary_of(page) in (agents / "etc-text-and-code.md").read_text()
+    if "etc_authors_ablation" in published_sweeps(DOCS_DATA):
+        args = ["--reference", "etc-authors", "--metrics", "final", "area", "target_share"]
+        capsys.readouterr()
+        cmd = ["compare", "--data", str(DOCS_DATA), "--sweep", "etc_authors_ablation", *args]
+        assert main(cmd) == 0
+        assert capsys.readouterr().out == (agents / "etc_authors_ablation.md").read_text()
