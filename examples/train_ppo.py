@@ -140,10 +140,10 @@ def report(results: dict[str, list[dict]]) -> None:
     print(verdict(results))
     print(
         "What to look for: 'trained' is the policy this run trained (GP-UCB over the "
-        "candidates at the start, adapted by imitation and PPO), 'neural-af' the shipped one, "
-        "'neural-af-prior' the untrained start "
-        "(benchmarks/neural_af_eval.py compares it on 20 functions per family with paired "
-        "intervals); --full trains as the shipped model was trained."
+        "candidates at the start, adapted by imitation and PPO), 'neural-af' the shipped one "
+        "and 'neural-af-prior' their untrained start (benchmarks/neural_af_eval.py compares "
+        "them on test functions with paired intervals); --full trains with the training's "
+        "defaults."
     )
 
 
@@ -186,7 +186,9 @@ def main() -> None:
     result = train(config)
     kept = (f"kept the weights of step {result.best_steps} (validation: "
             f"{result.validation_history})" if result.validation_history else "kept the last weights")  # fmt: skip
-    log(f"trained {result.imitation_steps} + {args.total_timesteps} steps in {time.perf_counter() - start:.0f} s; {kept}")
+    log(
+        f"trained {result.imitation_steps} + {args.total_timesteps} steps in {time.perf_counter() - start:.0f} s; {kept}"
+    )
     with tempfile.TemporaryDirectory() as tmp:
         path = Path(args.save_path or Path(tmp) / "neural_af.zip")
         result.model.save(path)
