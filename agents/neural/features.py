@@ -9,11 +9,16 @@ decision offers, for each of the ``m`` control sets, :attr:`FeatureConfig.n_cand
 - the maximizer of its expected posterior mean (the exploiting choice),
 - and queries drawn from a shared quasi-random pool (the same for every set),
 
-where the pool is a scrambled Sobol sequence, the observed queries and Gaussian steps around
-the best UCB points. Each (set, query) row carries :data:`FEATURES`, computed from the public
-task and the history only: the posterior of the set's value ``g_i(x^i) = E_{X^-i}[f]``
-(:class:`agents.expected_posterior.ExpectedPosterior`, on the agents' GP surrogate), the set's
-observed cost and its bounds, its play count and the budget spent. The rows are what both the
+where the pool is a scrambled Sobol sequence (fixed for the episode), the observed queries and
+Gaussian steps around the best UCB points. Every set's posterior over the pool, and then over
+its steps, is one batched computation
+(:meth:`~agents.expected_posterior.ExpectedPosterior.mean_std_sets`): no optimizer runs, so a
+decision at a few tens of observations takes milliseconds. Each (set, query) row carries
+:data:`FEATURES`, computed from the public task and the history only: the posterior of the
+set's value ``g_i(x^i) = E_{X^-i}[f]`` (:class:`agents.expected_posterior.ExpectedPosterior`,
+on the agents' GP surrogate), the set's observed cost and its bounds, its play count, the
+budget spent, the set's cost estimate as a share of the budget and the number of evaluations
+(so that cost sets and budgets can be told apart). The rows are what both the
 training wrapper (:class:`agents.neural.wrapper.CandidateEnv`) and the agent
 (:class:`agents.neural.agent.NeuralAFAgent`) give the policy, so a trained policy sees in
 evaluation exactly what it saw in training.
@@ -120,6 +125,8 @@ class CandidateFeatures:
         self.space = observation_space(task, self.config)
         m, k = task.n_sets, self.config.n_candidates
         self.set_of_row = np.repeat(np.arange(m), k)
+        #: Each set's row of its UCB maximizer (the first of its candidates), ``m``.
+        self.ucb_rows = np.arange(m) * k
         self.size = np.array([len(s) / task.dim for s in task.control_sets])
 
     def reset(self, info: dict[str, Any], seed: int | None = None) -> None:

@@ -142,13 +142,13 @@ class CandidateEnv(gym.Env[np.ndarray, np.int64]):
         self.rows, self.queries = self.features.rows()
         return self.rows, info
 
-    def row_values(self) -> np.ndarray:
-        """The privileged ``g`` of every current candidate row (``N``, units of ``f``), for
-        a teacher at training time."""
-        sets = self.features.set_of_row
+    def row_values(self, rows: np.ndarray) -> np.ndarray:
+        """The privileged ``g`` of current candidate rows (indices, ``b``; units of ``f``),
+        for a teacher at training time."""
+        sets = self.features.set_of_row[rows]
         out = np.empty(sets.size)
         for i in np.unique(sets):
-            out[sets == i] = self.values(self.base, int(i), self.queries[sets == i])
+            out[sets == i] = self.values(self.base, int(i), self.queries[rows[sets == i]])
         return out
 
     def step(self, action: Any) -> tuple[np.ndarray, SupportsFloat, bool, bool, dict[str, Any]]:

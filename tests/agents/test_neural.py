@@ -64,7 +64,7 @@ def test_an_action_plays_its_rows_set_and_query() -> None:
 
 def test_the_reward_reads_the_g_that_records_hold() -> None:
     env = make_candidate_env(FAMILY, budget=2.0)
-    rows, _ = env.reset(seed=4)
+    env.reset(seed=4)
     base = env.base
     y0_mean = env.best_g
     _, reward, _, _, _ = env.step(0)
@@ -72,10 +72,10 @@ def test_the_reward_reads_the_g_that_records_hold() -> None:
     recorded = base.goal.g_one(int(env.features.set_of_row[0]), played)  # what an episode records
     assert env.best_played == pytest.approx(recorded, rel=1e-9, abs=1e-9)
     assert float(reward) == pytest.approx(max(recorded - y0_mean, 0.0) / env.scale, abs=1e-9)
-    values = env.row_values()
-    assert values.shape == (rows.shape[0],)
-    q = env.queries[3]
-    assert values[3] == pytest.approx(base.goal.g_one(0, q), rel=1e-9, abs=1e-9)
+    values = env.row_values(np.array([3, 9]))  # a pool row of set 0, one of set 1
+    assert values.shape == (2,)
+    assert values[0] == pytest.approx(base.goal.g_one(0, env.queries[3]), rel=1e-9, abs=1e-9)
+    assert values[1] == pytest.approx(base.goal.g_one(1, env.queries[9]), rel=1e-9, abs=1e-9)
 
 
 def test_the_task_distribution_draws_settings_and_reuses_functions() -> None:
@@ -231,16 +231,19 @@ def test_the_prior_agent_is_the_untrained_start_of_the_training() -> None:
 def test_the_teacher_takes_the_largest_true_gain_per_unit_cost() -> None:
     env = make_candidate_env(FAMILY, budget=2.0)
     env.reset(seed=6)
-    g = env.row_values()
-    cost = np.asarray(env.base.problem.cost_model.means)[env.features.set_of_row]
+    rows = env.features.ucb_rows
+    g = env.row_values(rows)
+    np.testing.assert_allclose(g, env.row_values(np.arange(len(env.queries)))[rows])
+    cost = np.asarray(env.base.problem.cost_model.means)[env.features.set_of_row[rows]]
     row = teacher_row(env)
+    assert row in rows
+    k = int(np.flatnonzero(rows == row)[0])
     gain = g - env.best_g
     if np.any(gain > 0):
-        assert gain[row] > 0 and gain[row] / cost[row] == pytest.approx(
-            np.max(np.where(gain > 0, gain / cost, -np.inf))
-        )
+        rate = np.where(gain > 0, gain / cost, -np.inf)
+        assert gain[k] > 0 and rate[k] == pytest.approx(rate.max())
     else:
-        assert cost[row] == cost.min()
+        assert cost[k] == cost.min()
 
 
 def test_training_and_validation_functions_are_disjoint_parts_of_the_train_split() -> None:
