@@ -46,6 +46,12 @@ class ExpectedPosterior:
         self.samples = samples.to(torch.float64)
         self._version: tuple[int, int] = (-1, -1)
         self._parts: dict[int, tuple[Tensor, float]] = {}
+        self._all_key: tuple[int, int] = (-1, -1)
+        self._all: tuple[Tensor, Tensor] = (self.samples, self.samples)
+        self._prior: tuple[Tensor, Tensor] | None = None
+        self._controls = torch.zeros(task.n_sets, task.dim, dtype=torch.bool)
+        for i, dims in enumerate(task.control_sets):
+            self._controls[i, list(dims)] = True
 
     def _set_parts(self, surrogate: GPSurrogate, i: int) -> tuple[Tensor, float]:
         """``b_bar`` (``n``) and ``P_i`` for set ``i``, cached per fit of the surrogate."""
@@ -78,6 +84,60 @@ class ExpectedPosterior:
             var = X.new_full(X.shape[:1], s * prior)
         else:
             AB = surrogate.cross_factor(X[:, ctrl], ctrl) * b_bar  # batch x n
+            mean = s * (AB @ surrogate.alpha) + h.mean
+            var = s * prior - s**2 * ((AB @ surrogate.precision) * AB).sum(-1)
+        std = var.clamp_min(MIN_RELATIVE_VARIANCE * s).sqrt()
+        return mean * h.y_scale + h.y_shift, std * h.y_scale
+
+    def _all_parts(self, surrogate: GPSurrogate) -> tuple[Tensor, Tensor]:
+        """``b_bar`` (``m x n``) and ``P_i`` (``m x 1``) of every set, as :meth:`_set_parts`
+        gives them one set at a time, from the samples' one-dimensional factors (``d`` calls
+        of :meth:`GPSurrogate.cross_factor` and ``d`` ``S x S`` kernels, the latter kept
+        while the lengthscales are unchanged); cached per fit."""
+        key = (id(surrogate), surrogate.version)
+        if key != self._all_key:
+            ls, free = surrogate.hyper.lengthscale, ~self._controls  # free: m x d
+            m, S = self.task.n_sets, self.samples.shape[0]
+            if self._prior is None or not torch.equal(ls, self._prior[0]):
+                gram = self.samples.new_ones(m, S, S)
+                for dim in range(self.task.dim):
+                    Z = self.samples[:, dim : dim + 1]
+                    k = rbf(Z, Z, ls[dim : dim + 1], 1.0)
+                    gram = gram * torch.where(free[:, dim, None, None], k, 1.0)
+                self._prior = (ls.clone(), gram.mean((1, 2))[:, None])
+            B = self.samples.new_ones(m, S, surrogate.n_train)
+            for dim in range(self.task.dim):
+                factor = surrogate.cross_factor(self.samples[:, dim : dim + 1], [dim])  # S x n
+                B = B * torch.where(free[:, dim, None, None], factor, 1.0)
+            self._all_key, self._all = key, (B.mean(1), self._prior[1])
+        return self._all
+
+    def mean_std_sets(self, surrogate: GPSurrogate, X: Tensor) -> tuple[Tensor, Tensor]:
+        """:meth:`mean_std` of every set at once: ``m x batch x d`` full queries, row ``i``
+        for set ``i`` (or ``1 x batch x d``, the same queries for every set), to
+        ``m x batch`` means and standard deviations (units of ``y``).
+
+        One batched computation instead of ``m`` calls: the RBF factor of the controlled
+        dimensions is the product of the one-dimensional factors
+        (:meth:`GPSurrogate.cross_factor` of each dimension, ``d`` calls), taken over each
+        set's own dimensions; the values equal :meth:`mean_std`'s up to rounding.
+        """
+        m, d = self.task.n_sets, self.task.dim
+        if X.ndim != 3 or X.shape[0] not in (1, m) or X.shape[2] != d:
+            raise ValueError(f"X must be {m} (or 1) x batch x {d}, got {tuple(X.shape)}")
+        shape = (m, X.shape[1])
+        h = surrogate.hyper
+        s = h.outputscale
+        b_bar, prior = self._all_parts(surrogate)  # m x n, m x 1
+        if surrogate.n_train == 0:
+            mean = X.new_full(shape, h.mean)
+            var = (s * prior).expand(shape)
+        else:
+            controls = self._controls  # m x d
+            AB = b_bar[:, None, :]  # m x 1 x n
+            for dim in range(d):
+                factor = surrogate.cross_factor(X[..., dim : dim + 1], [dim])  # m x batch x n
+                AB = AB * torch.where(controls[:, dim, None, None], factor, 1.0)
             mean = s * (AB @ surrogate.alpha) + h.mean
             var = s * prior - s**2 * ((AB @ surrogate.precision) * AB).sum(-1)
         std = var.clamp_min(MIN_RELATIVE_VARIANCE * s).sqrt()

@@ -2,11 +2,13 @@
 paired by seed, with percentile-bootstrap 95% intervals of the mean paired differences.
 
 Every agent plays the same episodes (``run_episode`` with reset seeds ``--eval-seed + k``, so
-the same test function, initial design and cost streams) of each test id, budget 5, moderate
-costs. Each episode's row (id, agent, seed, function seed, final simple regret, evaluations,
-the agent's CPU seconds) is appended to ``--out`` (JSON lines) when it finishes; rows already
-there are skipped, so a run resumes and agents can be run apart (``--agents etc``). The table
-is printed from every row in the file. The first 5 seeds on rotated Hartmann-3 are those of
+the same test function, initial design and cost streams) of each test id, at ``--budget``
+(5) and ``--cost-set`` (moderate). Each episode's row (id, agent, seed, function seed, cost
+set, budget, final simple regret, evaluations, the agent's CPU seconds) is appended to
+``--out`` (JSON lines) when it finishes; rows already there are skipped, so a run resumes and
+agents can be run apart (``--agents etc``); a file holds one setting (rows without cost set
+and budget are moderate, 5). The table is printed from every row in the file.
+``neural-af-prior`` is the trained agent's untrained start. The first 5 seeds on rotated Hartmann-3 are those of
 ``examples/train_ppo.py``'s test episodes.
 
 Run: ``OMP_NUM_THREADS=1 nice -n 10 python benchmarks/neural_af_eval.py --n 20``
@@ -42,11 +44,24 @@ def load(path: Path) -> list[dict[str, Any]]:
     return [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
 
 
-def play(path: Path, env_ids: list[str], agents: list[str], n: int, budget: float) -> None:
+def setting(row: dict[str, Any]) -> tuple[str, float]:
+    """A row's cost set and budget (moderate and 5 for rows that name neither)."""
+    return str(row.get("cost_set", "moderate")), float(row.get("budget", 5.0))
+
+
+def play(
+    path: Path, env_ids: list[str], agents: list[str], n: int, budget: float, cost_set: str
+) -> None:
     """Play the missing episodes, appending a row per episode to ``path``."""
-    done = {(r["env_id"], r["agent"], r["seed"]) for r in load(path)}
+    rows = load(path)
+    others = {setting(r) for r in rows} - {(cost_set, float(budget))}
+    if others:
+        raise ValueError(
+            f"{path} holds rows of another setting {sorted(others)}; use another --out"
+        )
+    done = {(r["env_id"], r["agent"], r["seed"]) for r in rows}
     for env_id in env_ids:
-        env = gym.make(env_id, budget=budget, cost_set="moderate")
+        env = gym.make(env_id, budget=budget, cost_set=cost_set)
         for k in range(n):
             seed = EVAL_SEED + k
             for name in agents:
@@ -60,6 +75,8 @@ def play(path: Path, env_ids: list[str], agents: list[str], n: int, budget: floa
                     "agent": name,
                     "seed": seed,
                     "function_seed": record.config["function_seed"],
+                    "cost_set": cost_set,
+                    "budget": float(budget),
                     "simple_regret": float(summarize(record)["simple_regret"]),
                     "evaluations": int(record.n_evaluations),
                     "cpu_s": time.process_time() - cpu,
@@ -95,15 +112,17 @@ def table(path: Path, reference: str) -> str:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--out", type=Path, default=Path("benchmarks/results/neural_af_eval.jsonl"))
-    parser.add_argument("--agents", default="neural-af,random,etc")
+    parser.add_argument("--agents", default="neural-af,neural-af-prior,random,etc")
     parser.add_argument("--env-ids", default=",".join(TEST_IDS))
     parser.add_argument("--n", type=int, default=20, help="test functions per id")
     parser.add_argument("--budget", type=float, default=5.0)
+    parser.add_argument("--cost-set", default="moderate")
     parser.add_argument("--reference", default="neural-af")
     args = parser.parse_args()
     torch.set_num_threads(1)
     agents = [a for a in args.agents.split(",") if a]
-    play(args.out, [i for i in args.env_ids.split(",") if i], agents, args.n, args.budget)
+    ids = [i for i in args.env_ids.split(",") if i]
+    play(args.out, ids, agents, args.n, args.budget, args.cost_set)
     print(table(args.out, args.reference))
 
 

@@ -1,24 +1,27 @@
-"""Meta-train a neural acquisition with PPO across functions and test it on unseen ones.
+"""Meta-train a neural acquisition (imitation, then PPO) across functions and test it on
+unseen ones.
 
 The policy (:class:`agents.neural.network.RowPolicy`) scores every (control set, candidate
 query) pair with one shared network from what a BO agent sees: a GP's posterior mean and
 deviation of each set's expected value, the set's observed cost and its bounds, its play count
 and the budget spent (:mod:`agents.neural.features`), as MetaBO (Volpp et al., ICLR 2020).
-PPO (Stable-Baselines3) trains it on a family's training functions, a new function per episode
-(:func:`agents.neural.train.train`, through :class:`agents.neural.wrapper.CandidateEnv`); the
-trained policy then plays the test split (function seeds the training never drew) as an agent
+The training (:func:`agents.neural.train.train`, through
+:class:`agents.neural.wrapper.CandidateEnv`) first imitates a teacher who knows the training
+functions (:mod:`agents.neural.imitation`), then runs PPO (Stable-Baselines3), on a family's
+training functions and a distribution of cost sets and budgets; the trained policy then plays
+the test split (function seeds the training never drew) as an agent
 (:class:`agents.neural.agent.NeuralAFAgent`) in :func:`bocvs_env.evaluation.run_episode`, next to
-the shipped model (``neural-af``), ETC and random, on the same seeds.
+the shipped model (``neural-af``), its untrained start (``neural-af-prior``), ETC and random, on
+the same seeds.
 
-By default PPO trains 1,024 steps on the rotated Hartmann-3 training functions and every agent
-plays 3 test functions (a few minutes on two cores; too short to learn much: it shows the
-loop). It keeps the last weights: 1,024 steps move the actor's logits too little to change its
-choice on any validation function, so model selection would score the trained policy exactly as
-its untrained start and keep that (the earliest among ties), and "trained" would be untrained.
-``--full`` trains as the shipped model was trained (8,192 steps on both families'
-training functions, the weights kept by validation on 30 held-out training functions per
-family) and tests on 20 functions; ``--smoke`` is a seconds-long check that it runs
-(what the tests run). Progress goes to stderr, the table to stdout::
+By default the training imitates for 512 steps and runs PPO for 1,024 on the rotated
+Hartmann-3 training functions at moderate costs and budget 5, and every agent plays 3 test
+functions (a few minutes on two cores; too short to learn much: it shows the loop). It keeps
+the last weights. ``--full`` trains with the training's defaults (``python -m
+agents.neural.train``: both families, every cost set, budgets 3 to 10, the weights kept by
+validation on held-out training functions) and tests on 20 functions; ``--smoke`` is a
+seconds-long check that it runs (what the tests run). Progress goes to stderr, the table to
+stdout::
 
     python examples/train_ppo.py
     python examples/train_ppo.py --full
@@ -51,13 +54,18 @@ from bocvs_env.metrics import summarize
 #: The default setting, the shipped model's training (``--full``) and a check that the script
 #: runs (``--smoke``); flags given explicitly win.
 QUICK = {"train_ids": "bocvs/RotatedHartmann3Family-Train-v1", "total_timesteps": 1_024,
-         "n_envs": 2, "n_steps": 128, "validation_functions": 0, "eval_episodes": 3}  # fmt: skip
+         "n_envs": 2, "n_steps": 128, "validation_functions": 0, "eval_episodes": 3,
+         "imitation_rounds": 1, "imitation_steps": 512, "cost_sets": "moderate", "budgets": "5"}  # fmt: skip
 FULL = {"train_ids": FAMILY_TRAIN_IDS, "total_timesteps": TrainConfig.total_timesteps,
         "n_envs": TrainConfig.n_envs, "n_steps": TrainConfig.n_steps,
-        "validation_functions": TrainConfig.validation_functions, "eval_episodes": 20}  # fmt: skip
+        "validation_functions": TrainConfig.validation_functions, "eval_episodes": 20,
+        "imitation_rounds": TrainConfig.imitation_rounds,
+        "imitation_steps": TrainConfig.imitation_steps, "cost_sets": TrainConfig.cost_sets,
+        "budgets": TrainConfig.budgets}  # fmt: skip
 SMOKE = {"train_ids": "bocvs/RotatedHartmann3Family-Train-v1", "total_timesteps": 64,
          "n_envs": 2, "n_steps": 32, "validation_functions": 1, "eval_episodes": 1,
-         "baselines": "random"}  # fmt: skip
+         "baselines": "random", "imitation_rounds": 1, "imitation_steps": 16,
+         "cost_sets": "moderate", "budgets": "5"}  # fmt: skip
 
 
 def log(text: str) -> None:
@@ -77,8 +85,14 @@ class Args:
     #: draws); the weights that score best on them are kept (0: the last weights).
     validation_functions: int = int(QUICK["validation_functions"])
     eval_episodes: int = int(QUICK["eval_episodes"])
+    #: The imitation phase's rounds and steps per round, and the training's cost sets and
+    #: budgets (comma-separated; the tests play ``budget`` at moderate costs).
+    imitation_rounds: int = int(QUICK["imitation_rounds"])
+    imitation_steps: int = int(QUICK["imitation_steps"])
+    cost_sets: str = str(QUICK["cost_sets"])
+    budgets: str = str(QUICK["budgets"])
     eval_seed: int = 100_000
-    baselines: str = "neural-af,etc,random"
+    baselines: str = "neural-af,neural-af-prior,etc,random"
     seed: int = 0
     torch_threads: int = 1
     save_path: str = ""
@@ -126,9 +140,10 @@ def report(results: dict[str, list[dict]]) -> None:
     print(verdict(results))
     print(
         "What to look for: 'trained' is the policy this run trained (GP-UCB over the "
-        "candidates at the start, adapted by PPO), 'neural-af' the shipped one "
-        "(benchmarks/neural_af_eval.py compares it on 20 functions per family with paired "
-        "intervals); --full trains as the shipped model was trained."
+        "candidates at the start, adapted by imitation and PPO), 'neural-af' the shipped one "
+        "and 'neural-af-prior' their untrained start (benchmarks/neural_af_eval.py compares "
+        "them on test functions with paired intervals); --full trains with the training's "
+        "defaults."
     )
 
 
@@ -154,7 +169,10 @@ def main() -> None:
     log(f"# {asdict(args)}")
     config = TrainConfig(
         env_ids=args.train_ids,
-        budget=args.budget,
+        cost_sets=args.cost_sets,
+        budgets=args.budgets,
+        imitation_rounds=args.imitation_rounds,
+        imitation_steps=args.imitation_steps,
         total_timesteps=args.total_timesteps,
         n_envs=args.n_envs,
         n_steps=args.n_steps,
@@ -168,7 +186,9 @@ def main() -> None:
     result = train(config)
     kept = (f"kept the weights of step {result.best_steps} (validation: "
             f"{result.validation_history})" if result.validation_history else "kept the last weights")  # fmt: skip
-    log(f"trained {args.total_timesteps} steps in {time.perf_counter() - start:.0f} s; {kept}")
+    log(
+        f"trained {result.imitation_steps} + {args.total_timesteps} steps in {time.perf_counter() - start:.0f} s; {kept}"
+    )
     with tempfile.TemporaryDirectory() as tmp:
         path = Path(args.save_path or Path(tmp) / "neural_af.zip")
         result.model.save(path)

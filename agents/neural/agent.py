@@ -10,7 +10,13 @@ import numpy as np
 from stable_baselines3 import PPO
 
 from agents.neural.features import FEATURES, CandidateFeatures, FeatureConfig
-from agents.neural.network import RowPolicy, row_logits
+from agents.neural.network import (
+    PRIOR_FEATURE,
+    PRIOR_WEIGHT,
+    RowPolicy,
+    row_logits,
+    untrained_policy,
+)
 from bocvs_env.agent import Action, Observation
 from bocvs_env.task import Task
 
@@ -73,6 +79,9 @@ class NeuralAFAgent:
                 f"{path} observes rows of shape {rows}, but the features give rows of "
                 f"{len(FEATURES)} (a model of another version of agents.neural.features)"
             )
+        self._play(deterministic, n_candidates, name)
+
+    def _play(self, deterministic: bool, n_candidates: int, name: str) -> None:
         self.deterministic = deterministic
         self.config = FeatureConfig(n_candidates=n_candidates)
         self.name = name
@@ -112,4 +121,49 @@ class NeuralAFAgent:
             "model": self.model,
             "deterministic": self.deterministic,
             "n_candidates": self.config.n_candidates,
+        }
+
+
+class NeuralAFPriorAgent(NeuralAFAgent):
+    """``neural-af-prior``: the network as training starts it, so that what training adds can
+    be measured.
+
+    The same candidates and features as :class:`NeuralAFAgent` and the same
+    :class:`~agents.neural.network.RowPolicy`, untrained
+    (:func:`~agents.neural.network.untrained_policy`): the actor's MLP outputs zero, so each
+    row's logit is ``prior_weight`` times its ``ucb_gap`` feature and the agent plays the
+    best UCB (``beta = 1``) among the candidates, GP-UCB over them (Srinivas et al., ICML
+    2010). No model file is read.
+
+    Args:
+        deterministic: play the highest logit; otherwise sample the softmax.
+        n_candidates: candidates per set.
+        prior_weight: the logits' scale (``> 0``; only the sampled softmax depends on it).
+        name: the agent's name in records and tables.
+    """
+
+    file_params: ClassVar[tuple[str, ...]] = ()
+
+    def __init__(
+        self,
+        deterministic: bool = True,
+        n_candidates: int = FeatureConfig.n_candidates,
+        prior_weight: float = PRIOR_WEIGHT,
+        name: str = "neural-af-prior",
+    ) -> None:
+        if not prior_weight > 0:
+            raise ValueError(f"prior_weight must be > 0, got {prior_weight!r}")
+        self.model = None
+        self.prior_weight = float(prior_weight)
+        self.policy = untrained_policy(
+            len(FEATURES), FEATURES.index(PRIOR_FEATURE), self.prior_weight
+        )
+        self._play(deterministic, n_candidates, name)
+
+    def params(self) -> dict[str, Any]:
+        """The agent's parameters, for provenance (JSON-able)."""
+        return {
+            "deterministic": self.deterministic,
+            "n_candidates": self.config.n_candidates,
+            "prior_weight": self.prior_weight,
         }

@@ -9,11 +9,16 @@ decision offers, for each of the ``m`` control sets, :attr:`FeatureConfig.n_cand
 - the maximizer of its expected posterior mean (the exploiting choice),
 - and queries drawn from a shared quasi-random pool (the same for every set),
 
-where the pool is a scrambled Sobol sequence, the observed queries and Gaussian steps around
-the best UCB points. Each (set, query) row carries :data:`FEATURES`, computed from the public
-task and the history only: the posterior of the set's value ``g_i(x^i) = E_{X^-i}[f]``
-(:class:`agents.expected_posterior.ExpectedPosterior`, on the agents' GP surrogate), the set's
-observed cost and its bounds, its play count and the budget spent. The rows are what both the
+where the pool is a scrambled Sobol sequence (fixed for the episode), the observed queries and
+Gaussian steps around the best UCB points. Every set's posterior over the pool, and then over
+its steps, is one batched computation
+(:meth:`~agents.expected_posterior.ExpectedPosterior.mean_std_sets`): no optimizer runs, so a
+decision at a few tens of observations takes milliseconds. Each (set, query) row carries
+:data:`FEATURES`, computed from the public task and the history only: the posterior of the
+set's value ``g_i(x^i) = E_{X^-i}[f]`` (:class:`agents.expected_posterior.ExpectedPosterior`,
+on the agents' GP surrogate), the set's observed cost and its bounds, its play count, the
+budget spent, the set's cost estimate as a share of the budget and the number of evaluations
+(so that cost sets and budgets can be told apart). The rows are what both the
 training wrapper (:class:`agents.neural.wrapper.CandidateEnv`) and the agent
 (:class:`agents.neural.agent.NeuralAFAgent`) give the policy, so a trained policy sees in
 evaluation exactly what it saw in training.
@@ -54,6 +59,8 @@ FEATURES = (
     "set_size",  # |set| / d
     "is_ucb_max",  # 1 for the set's UCB maximizer
     "is_mean_max",  # 1 for the set's mean maximizer
+    "log_cost_share",  # log of the set's cost estimate / the budget
+    "log_evaluations",  # log(1 + evaluations this episode)
 )
 #: Every feature is clipped to ``[-BOUND, BOUND]``.
 BOUND = 10.0
@@ -118,6 +125,8 @@ class CandidateFeatures:
         self.space = observation_space(task, self.config)
         m, k = task.n_sets, self.config.n_candidates
         self.set_of_row = np.repeat(np.arange(m), k)
+        #: Each set's row of its UCB maximizer (the first of its candidates), ``m``.
+        self.ucb_rows = np.arange(m) * k
         self.size = np.array([len(s) / task.dim for s in task.control_sets])
 
     def reset(self, info: dict[str, Any], seed: int | None = None) -> None:
@@ -128,6 +137,8 @@ class CandidateFeatures:
         self.X = np.asarray(info.get("initial_x", np.zeros((0, d))), np.float64).reshape(-1, d)
         self.y = np.asarray(info.get("initial_y", np.zeros(0)), np.float64).reshape(-1)
         self.costs: list[list[float]] = [[] for _ in range(m)]
+        self.plays = np.zeros(m)
+        self.cost_sum, self.cost_squares = np.zeros(m), np.zeros(m)
         self.spent = 0.0
         spread = float(self.y.std()) if self.y.size > 1 else 0.0
         self.y_shift = float(self.y.mean()) if self.y.size else 0.0
@@ -159,65 +170,82 @@ class CandidateFeatures:
         self.y = np.append(self.y, float(observation["y"][0]))
         cost = float(observation["cost"][0])
         self.costs[i].append(cost)
+        self.plays[i] += 1.0
+        self.cost_sum[i] += cost
+        self.cost_squares[i] += cost * cost
         self.spent += cost
         self._fit()
 
     def _cost_columns(self) -> np.ndarray:
-        """``m x 7``: log cost, its low and high bounds, unplayed, log plays, log plays left,
-        relative cost (the divisor of the per-cost features)."""
+        """``m x 8``: log cost, its low and high bounds, unplayed, log plays, log plays left,
+        relative cost (the divisor of the per-cost features), log cost share of the budget."""
         m, budget = self.task.n_sets, float(self.task.budget)
-        plays = np.array([len(c) for c in self.costs], np.float64)
-        means = np.array([np.mean(c) if c else np.nan for c in self.costs])
-        ref = float(np.nanmean(means)) if np.any(plays > 0) else 1.0
+        plays = self.plays
+        played = plays > 0
+        n = np.maximum(plays, 1.0)
+        means = self.cost_sum / n
+        ref = float(means[played].mean()) if played.any() else 1.0
         ref = ref if ref > 0 else 1.0
-        sd = np.array([np.std(c, ddof=1) if len(c) > 1 else 0.0 for c in self.costs])
-        rel = np.where(plays > 0, means / ref, 1.0)
-        err = 2.0 * sd / np.sqrt(np.maximum(plays, 1.0)) / ref
+        centred = np.maximum(self.cost_squares - plays * means**2, 0.0)
+        sd = np.where(plays > 1, np.sqrt(centred / np.maximum(plays - 1.0, 1.0)), 0.0)
+        rel = np.where(played, means / ref, 1.0)
+        err = 2.0 * sd / np.sqrt(n) / ref
         low = np.maximum(rel - err, MIN_RELATIVE_COST)
         high = rel + err
         remaining = max(budget - self.spent, 0.0)
-        left = np.log1p(remaining / np.maximum(rel * ref, 1e-12))
-        cols = np.zeros((m, 7))
-        cols[:, 0] = np.where(plays > 0, np.log(np.maximum(rel, MIN_RELATIVE_COST)), 0.0)
-        cols[:, 1] = np.where(plays > 0, np.log(low), 0.0)
-        cols[:, 2] = np.where(plays > 0, np.log(high), 0.0)
-        cols[:, 3] = plays == 0
+        estimate = np.maximum(rel * ref, 1e-12)
+        cols = np.zeros((m, 8))
+        cols[:, 0] = np.where(played, np.log(np.maximum(rel, MIN_RELATIVE_COST)), 0.0)
+        cols[:, 1] = np.where(played, np.log(low), 0.0)
+        cols[:, 2] = np.where(played, np.log(high), 0.0)
+        cols[:, 3] = ~played
         cols[:, 4] = np.log1p(plays)
-        cols[:, 5] = left
+        cols[:, 5] = np.log1p(remaining / estimate)
         cols[:, 6] = np.maximum(rel, MIN_RELATIVE_COST)
+        cols[:, 7] = np.log(estimate / budget)
         return cols
 
-    def _candidates(self, i: int) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
-        """Set ``i``'s ``n_candidates x d`` queries with their posterior mean and std (units of
-        ``y``): UCB maximizer, mean maximizer, then pool points drawn by the generator."""
-        c = self.config
-        pool = torch.cat([self.pool, torch.as_tensor(self.X)])
-        mean, std = self.posterior.mean_std(self.surrogate, i, pool)
-        ucb = mean + c.beta * std
-        top = pool[torch.topk(ucb, min(4, ucb.numel())).indices]
-        steps = torch.as_tensor(
-            self.rng.normal(0.0, c.local_scale, (top.shape[0], c.local, top.shape[1]))
-        )
-        local = (top[:, None, :] + steps).reshape(-1, top.shape[1]).clamp(0.0, 1.0)
-        m_loc, s_loc = self.posterior.mean_std(self.surrogate, i, local)
-        pool = torch.cat([pool, local])
-        mean, std = torch.cat([mean, m_loc]), torch.cat([std, s_loc])
-        ucb = mean + c.beta * std
-        shared = torch.as_tensor(
-            self.rng.choice(self.config.pool, c.n_candidates - 2, replace=False)
-        )
-        pick = torch.cat([torch.argmax(ucb)[None], torch.argmax(mean)[None], shared])
-        return pool[pick], mean[pick], std[pick]
+    def _scored(self, X: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        """Posterior mean and std (units of ``y``) of every set's ``g_i`` at its own queries
+        (``m x p x d`` to ``m x p`` each), in one batched computation."""
+        return self.posterior.mean_std_sets(self.surrogate, X)
+
+    def _candidates(self) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+        """Every set's ``n_candidates`` queries with their posterior mean and std (units of
+        ``y``), ``m x k x d`` and ``m x k``: UCB maximizer, mean maximizer, then pool points
+        drawn by the generator. The pool (Sobol points and the observed queries) is scored for
+        every set at once, then Gaussian steps around each set's 4 best UCB points."""
+        c, m = self.config, self.task.n_sets
+        base = torch.cat([self.pool, torch.as_tensor(self.X)])
+        mean, std = self._scored(base[None])
+        top = torch.topk(mean + c.beta * std, min(4, base.shape[0]), dim=1).indices  # m x t
+        centres = base[top]  # m x t x d
+        shape = (m, top.shape[1], c.local, base.shape[1])
+        steps = torch.as_tensor(self.rng.normal(0.0, c.local_scale, shape))
+        local = (centres[:, :, None, :] + steps).reshape(m, -1, base.shape[1]).clamp(0.0, 1.0)
+        m_loc, s_loc = self._scored(local)
+        queries = torch.cat([base.expand(m, *base.shape), local], dim=1)
+        mean, std = torch.cat([mean, m_loc], dim=1), torch.cat([std, s_loc], dim=1)
+        shared = np.argsort(self.rng.random((m, c.pool)), axis=1)[:, : c.n_candidates - 2]
+        pick = torch.cat(
+            [
+                torch.argmax(mean + c.beta * std, dim=1, keepdim=True),
+                torch.argmax(mean, dim=1, keepdim=True),
+                torch.as_tensor(shared),
+            ],
+            dim=1,
+        )  # m x k
+        rows = torch.arange(m)[:, None]
+        return queries[rows, pick], mean[rows, pick], std[rows, pick]
 
     def rows(self) -> tuple[np.ndarray, np.ndarray]:
         """The candidates of the next decision: ``N x F`` float32 features (inside
         :attr:`space`) and ``N x d`` full queries in ``[0, 1]`` (set-major, ``N = m * k``)."""
         m, k = self.task.n_sets, self.config.n_candidates
         with torch.no_grad():
-            parts = [self._candidates(i) for i in range(m)]
-        queries = torch.cat([p[0] for p in parts]).numpy()
-        mean = torch.cat([p[1] for p in parts])
-        std = torch.cat([p[2] for p in parts])
+            queries_t, mean, std = self._candidates()
+        queries = queries_t.reshape(m * k, -1).numpy()
+        mean, std = mean.reshape(-1), std.reshape(-1)
         z = (self.y - self.y_shift) / self.y_scale
         y_mean = float(z.mean()) if z.size else 0.0
         y_std = float(z.std()) if z.size > 1 else 0.0
@@ -247,6 +275,8 @@ class CandidateFeatures:
                 ei / cost[:, 6],
                 self.size[self.set_of_row],
                 kind.reshape(m * k, 2),
+                cost[:, 7],
+                np.full(m * k, np.log1p(self.plays.sum())),
             ]
         )
         return np.clip(table, -BOUND, BOUND).astype(np.float32), queries

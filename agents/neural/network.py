@@ -19,6 +19,7 @@ from typing import Any, cast
 
 import numpy as np
 import torch
+from gymnasium import spaces
 from stable_baselines3.common.policies import ActorCriticPolicy
 from stable_baselines3.common.type_aliases import Schedule
 from torch import Tensor, nn
@@ -149,6 +150,31 @@ class RowPolicy(ActorCriticPolicy):
             "prior_feature": self.prior_feature,
             "prior_weight": self.prior_weight,
         }
+
+
+#: The training's default start (:class:`RowNetworks`' prior): the ``ucb_gap`` feature
+#: (:data:`agents.neural.features.FEATURES`) with weight 1, GP-UCB over the candidates.
+PRIOR_FEATURE = "ucb_gap"
+PRIOR_WEIGHT = 1.0
+
+
+def untrained_policy(
+    n_features: int, prior_feature: int, prior_weight: float, hidden: int = 64, n_rows: int = 1
+) -> RowPolicy:
+    """A :class:`RowPolicy` as training starts it: the actor's MLP outputs exactly zero, so its
+    logits are ``prior_weight`` times column ``prior_feature`` of each row (for any number of
+    rows; ``n_rows`` only sizes its spaces). Built without touching torch's global generator
+    (the hidden layers' random weights cannot change the output)."""
+    box = spaces.Box(-np.inf, np.inf, (n_rows, n_features), np.float32)
+    with torch.random.fork_rng(devices=[]):
+        return RowPolicy(
+            box,
+            spaces.Discrete(n_rows),
+            lambda _: 0.0,
+            hidden=hidden,
+            prior_feature=prior_feature,
+            prior_weight=prior_weight,
+        )
 
 
 def row_logits(policy: RowPolicy, rows: np.ndarray) -> np.ndarray:

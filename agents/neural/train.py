@@ -1,13 +1,23 @@
-"""Meta-train the neural acquisition with PPO across a problem family's training functions.
+"""Meta-train the neural acquisition: imitation of a privileged teacher, then PPO, across a
+problem family's training functions and a distribution of tasks.
 
-Each of the ``n_envs`` environments draws a new training function per episode (a family's
-``-Train-`` id: function seeds the test ids never use); PPO (Stable-Baselines3, Schulman et
-al. 2017) trains :class:`~agents.neural.network.RowPolicy` on :class:`CandidateEnv`'s rows, as
-MetaBO (Volpp et al., ICLR 2020) meta-trains its neural acquisition. The environments step one
-after another in this process (``DummyVecEnv``) and torch runs on one thread, so a seed gives
-the same model on the same machine. The shipped model is this module's defaults::
+Each of the ``n_envs`` environments draws per episode a cost set and a budget (the task
+distribution, ``cost_sets`` x ``budgets``) and, every ``episodes_per_function`` episodes, a
+new training function (a family's ``-Train-`` id: function seeds the test ids never use).
+The training has two phases on :class:`~agents.neural.wrapper.CandidateEnv`'s rows:
 
-    python -m agents.neural.train --out agents/neural/models/neural_af.zip
+1. imitation (:mod:`agents.neural.imitation`): DAgger rounds that fit the actor to a teacher
+   who sees the true value of every candidate and the true costs (training functions only),
+   and the critic to the returns;
+2. PPO (Stable-Baselines3, Schulman et al. 2017) from there, as MetaBO (Volpp et al., ICLR
+   2020) meta-trains its neural acquisition.
+
+The environments step one after another in this process (``DummyVecEnv``) and torch runs on
+one thread, so a seed gives the same model on the same machine. The validation curve (the
+validation score against the environment steps of both phases, the untrained start at step
+0) is written to ``--curve`` (JSON) when given. The full training::
+
+    python -m agents.neural.train --out agents/neural/models/neural_af.zip --curve curve.json
 
 The weights returned are those that score best on validation functions, training-split
 functions the training never draws (:mod:`agents.neural.validation`), the untrained policy
@@ -19,10 +29,12 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
+import json
 import sys
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import cast
 
 import gymnasium as gym
 import torch
@@ -34,9 +46,11 @@ from stable_baselines3.common.vec_env import DummyVecEnv
 
 import bocvs_env  # noqa: F401  (registers the ids)
 from agents.neural.features import FEATURES, FeatureConfig
-from agents.neural.network import RowPolicy
+from agents.neural.imitation import ImitationConfig, imitate
+from agents.neural.network import PRIOR_FEATURE, PRIOR_WEIGHT, RowPolicy
 from agents.neural.validation import KeepBest
 from agents.neural.wrapper import CandidateEnv, make_candidate_env
+from bocvs_env.benchmark.atomic import write_file
 
 #: The families the shipped model is trained on (their training functions).
 FAMILY_TRAIN_IDS = "bocvs/GPSampleFamily-Train-v1,bocvs/RotatedHartmann3Family-Train-v1"
@@ -50,9 +64,20 @@ class TrainConfig:
     """
 
     env_ids: str = FAMILY_TRAIN_IDS
-    budget: float = 5.0
-    cost_set: str = "moderate"
-    total_timesteps: int = 8_192
+    #: The task distribution: comma-separated cost sets and budgets, one pair drawn per episode.
+    cost_sets: str = "cheap,moderate,expensive"
+    budgets: str = "3,4,5,6,7,8,9,10"
+    episodes_per_function: int = 32
+    #: An episode (training and validation) is truncated after this many evaluations.
+    max_evaluations: int = 60
+    #: The samples behind the reward's and the teacher's ``g`` (:class:`CandidateEnv`).
+    value_samples: int = 128
+    #: The imitation phase (:class:`~agents.neural.imitation.ImitationConfig`; 0 rounds: none).
+    imitation_rounds: int = 4
+    imitation_steps: int = 8_192
+    imitation_epochs: int = 4
+    imitation_learning_rate: float = 1e-3
+    total_timesteps: int = 200_000
     n_envs: int = 4
     n_steps: int = 256
     batch_size: int = 256
@@ -63,8 +88,8 @@ class TrainConfig:
     hidden: int = 64
     #: The feature whose column starts the actor as an acquisition (RowNetworks), and its
     #: initial weight; "" for none (a uniform first policy).
-    prior_feature: str = "ucb_gap"
-    prior_weight: float = 1.0
+    prior_feature: str = PRIOR_FEATURE
+    prior_weight: float = PRIOR_WEIGHT
     n_candidates: int = FeatureConfig.n_candidates
     #: ``lo,hi``: the function seeds the training environments draw from ("": the ids' own
     #: split), and those of the validation functions (:mod:`agents.neural.validation`; "": no
@@ -72,8 +97,8 @@ class TrainConfig:
     train_function_seeds: str = "0,9000"
     validation_function_seeds: str = "9000,10000"
     #: Validation functions per training id, and the steps between validations.
-    validation_functions: int = 30
-    validate_every: int = 1_024
+    validation_functions: int = 8
+    validate_every: int = 16_384
     seed: int = 0
     torch_threads: int = 1
 
@@ -96,14 +121,35 @@ def env_ids(config: TrainConfig) -> list[str]:
     return ids
 
 
+def task_distribution(config: TrainConfig) -> tuple[list[str], list[float]]:
+    """The cost sets and budgets of ``config``."""
+    cost_sets = [c for c in config.cost_sets.split(",") if c]
+    try:
+        budgets = [float(b) for b in config.budgets.split(",") if b]
+    except ValueError:
+        raise ValueError(
+            f"budgets must be comma-separated numbers, got {config.budgets!r}"
+        ) from None
+    if not cost_sets or not budgets or min(budgets) <= 0:
+        raise ValueError(
+            f"the task distribution needs cost sets and positive budgets, got "
+            f"{config.cost_sets!r} and {config.budgets!r}"
+        )
+    return cost_sets, budgets
+
+
 def candidate_env(config: TrainConfig, env_id: str, seeds: str) -> CandidateEnv:
-    """A :class:`CandidateEnv` of ``env_id`` at the config's budget and costs, its functions
-    drawn from the range ``seeds``."""
+    """A :class:`CandidateEnv` of ``env_id`` over the config's task distribution, its
+    functions drawn from the range ``seeds``."""
+    cost_sets, budgets = task_distribution(config)
     return make_candidate_env(
         env_id,
         FeatureConfig(n_candidates=config.n_candidates),
-        budget=config.budget,
-        cost_set=config.cost_set,
+        cost_sets=cost_sets,
+        budgets=budgets,
+        episodes_per_function=config.episodes_per_function,
+        max_evaluations=config.max_evaluations,
+        value_samples=config.value_samples,
         **seed_range(seeds),
     )
 
@@ -157,18 +203,18 @@ class Progress(BaseCallback):
 @dataclass
 class Training:
     """A training's outcome: the model and, with validation functions, every validation's
-    ``(steps, score)`` and the steps of the weights the model holds (the best score)."""
+    ``(steps, score)`` (environment steps of both phases; the curve) and the steps of the
+    weights the model holds (the best score)."""
 
     model: PPO
     validation_history: list[tuple[int, float]]
     best_steps: int
+    imitation_steps: int = 0
 
 
-def train(config: TrainConfig, progress: bool = True) -> Training:
-    """PPO with :class:`RowPolicy` on :func:`make_envs`, seeded by ``config.seed``; with
-    validation functions, the model holds the weights that scored best on them
-    (:class:`~agents.neural.validation.KeepBest`, the untrained prior included), otherwise the
-    last."""
+def build_model(config: TrainConfig) -> PPO:
+    """PPO with :class:`RowPolicy` on :func:`make_envs` (seeded by ``config.seed``), the actor
+    at its prior, logging nothing."""
     torch.set_num_threads(config.torch_threads)
     torch.manual_seed(config.seed)
     model = PPO(
@@ -192,17 +238,72 @@ def train(config: TrainConfig, progress: bool = True) -> Training:
     # SB3's default logger makes a folder in the system's temporary directory at every learn();
     # the training reports its progress itself and writes no log.
     model.set_logger(Logger(folder=None, output_formats=[]))
-    callbacks: list[BaseCallback] = [Progress(config.total_timesteps)] if progress else []
+    return model
+
+
+def imitation_phase(config: TrainConfig, model: PPO, keep: KeepBest | None) -> int:
+    """The imitation rounds on fresh training environments (seeded from ``config.seed``),
+    validated after each; the policy then holds the best validated weights. Returns the
+    steps played."""
+    if config.imitation_rounds < 1:
+        return 0
+    policy = cast(RowPolicy, model.policy)
+    envs = [candidate_env(config, i, config.train_function_seeds) for i in env_ids(config)]
+    settings = ImitationConfig(
+        rounds=config.imitation_rounds,
+        steps=config.imitation_steps,
+        epochs=config.imitation_epochs,
+        learning_rate=config.imitation_learning_rate,
+    )
+    if keep is not None:
+        keep.validate(policy, 0)
+    steps = imitate(
+        policy,
+        envs,
+        settings,
+        config.seed,
+        lambda steps: keep.validate(policy, steps) if keep else None,
+    )
+    if keep is not None:
+        keep.restore(policy)
+    return steps
+
+
+def train(config: TrainConfig, progress: bool = True) -> Training:
+    """Imitation (:func:`imitation_phase`), then PPO from its weights; with validation
+    functions, the model holds the weights that scored best on them over both phases
+    (:class:`~agents.neural.validation.KeepBest`, the untrained prior included), otherwise the
+    last."""
+    model = build_model(config)
     keep = validation(config)
-    callbacks += [keep] if keep else []
-    model.learn(total_timesteps=config.total_timesteps, callback=CallbackList(callbacks))
+    steps = imitation_phase(config, model, keep)
+    callbacks: list[BaseCallback] = [Progress(config.total_timesteps)] if progress else []
+    if keep is not None:
+        keep.offset = steps
+        callbacks.append(keep)
+    if config.total_timesteps > 0:
+        model.learn(total_timesteps=config.total_timesteps, callback=CallbackList(callbacks))
     if keep is None:
-        return Training(model, [], config.total_timesteps)
-    return Training(model, keep.history, keep.best_steps)
+        return Training(model, [], steps + config.total_timesteps, steps)
+    return Training(model, keep.history, keep.best_steps, steps)
 
 
-def parse(argv: list[str] | None = None) -> tuple[TrainConfig, str]:
-    """The config from flags (one per field) and the output path."""
+def write_curve(path: str, config: TrainConfig, result: Training) -> None:
+    """The validation curve as JSON (written to a sibling file, then renamed): the config,
+    the imitation's steps, every ``(steps, score)`` and the steps of the weights kept."""
+    curve = {
+        "config": dataclasses.asdict(config),
+        "imitation_steps": result.imitation_steps,
+        "score": "mean final best g on the validation functions (units of f; higher is better)",
+        "validation": [{"steps": s, "score": v} for s, v in result.validation_history],
+        "kept_steps": result.best_steps,
+    }
+    text = json.dumps(curve, indent=1) + "\n"
+    write_file(path, lambda tmp: tmp.write_text(text))
+
+
+def parse(argv: list[str] | None = None) -> tuple[TrainConfig, str, str]:
+    """The config from flags (one per field), the model's path and the curve's ("": none)."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     for field in dataclasses.fields(TrainConfig):
         default = getattr(TrainConfig, field.name)
@@ -210,20 +311,24 @@ def parse(argv: list[str] | None = None) -> tuple[TrainConfig, str]:
             f"--{field.name.replace('_', '-')}", type=type(default), default=default
         )
     parser.add_argument("--out", default="neural_af.zip", help="where to save the model")
+    parser.add_argument("--curve", default="", help="where to write the validation curve (JSON)")
     args = vars(parser.parse_args(argv))
-    out = args.pop("out")
-    return TrainConfig(**args), out
+    out, curve = args.pop("out"), args.pop("curve")
+    return TrainConfig(**args), out, curve
 
 
 def main(argv: list[str] | None = None) -> None:
-    config, out = parse(argv)
+    config, out, curve = parse(argv)
     print(f"# {dataclasses.asdict(config)}", file=sys.stderr)
     wall, cpu = time.perf_counter(), time.process_time()
     result = train(config)
     wall, cpu = time.perf_counter() - wall, time.process_time() - cpu
     result.model.save(out)
-    print(f"trained {config.total_timesteps} steps in {wall:.0f} s wall, {cpu:.0f} CPU-s; "
-          f"saved the weights of step {result.best_steps} to {out}", file=sys.stderr)  # fmt: skip
+    if curve:
+        write_curve(curve, config, result)
+    print(f"trained {result.imitation_steps} imitation and {config.total_timesteps} PPO steps "
+          f"in {wall:.0f} s wall, {cpu:.0f} CPU-s; saved the weights of step "
+          f"{result.best_steps} to {out}", file=sys.stderr)  # fmt: skip
 
 
 if __name__ == "__main__":

@@ -44,8 +44,11 @@ BUDGET = 2.25  # 9 rounds at cost 0.25: ETC explores one cycle of 7, then exploi
 
 
 def agent_params(name: str, problem: Problem) -> dict[str, Any]:
-    # random has no model; neural-af's candidates have settings of their own (a trained model's)
-    params: dict[str, Any] = {} if name in ("random", "neural-af") else dict(FAST)
+    # random has no model; the neural agents' candidates have settings of their own (the
+    # features a model is trained on)
+    params: dict[str, Any] = (
+        {} if name in ("random", "neural-af", "neural-af-prior") else dict(FAST)
+    )
     if name == "ucb-cvs":
         params["costs"] = problem.cost_model.means
     if name == "etc-50":

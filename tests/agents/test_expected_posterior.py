@@ -74,3 +74,23 @@ def test_expected_improvement_matches_monte_carlo() -> None:
     )
     mc = (draws - 0.5).clamp_min(0).mean(0)
     assert torch.allclose(ei, mc, atol=3e-3)
+
+
+def test_every_set_at_once_matches_one_set_at_a_time(fitted) -> None:
+    task, gp, acq = fitted
+    post = ExpectedPosterior(task, acq.samples)
+    X = torch.rand(
+        task.n_sets, 5, 3, generator=torch.Generator().manual_seed(7), dtype=torch.float64
+    )
+    mean, std = post.mean_std_sets(gp, X)
+    shared_mean, shared_std = post.mean_std_sets(gp, X[:1])  # the same queries for every set
+    assert mean.shape == std.shape == shared_mean.shape == (task.n_sets, 5)
+    for i in range(task.n_sets):
+        m, s = post.mean_std(gp, i, X[i])
+        torch.testing.assert_close(mean[i], m, rtol=1e-10, atol=1e-12)
+        torch.testing.assert_close(std[i], s, rtol=1e-10, atol=1e-12)
+        m0, s0 = post.mean_std(gp, i, X[0])
+        torch.testing.assert_close(shared_mean[i], m0, rtol=1e-10, atol=1e-12)
+        torch.testing.assert_close(shared_std[i], s0, rtol=1e-10, atol=1e-12)
+    with pytest.raises(ValueError, match="x batch x 3"):
+        post.mean_std_sets(gp, X[:2])
