@@ -623,7 +623,7 @@ def _cmd_leaderboard(args: argparse.Namespace) -> int:
 
 
 def _cmd_publish(args: argparse.Namespace) -> int:
-    from bocvs_env.benchmark.published import publish
+    from bocvs_env.benchmark.publish import publish
     from bocvs_env.benchmark.run_sources import open_runs, read_runs
 
     # publish checks each sweep and each agent, naming the sweep first (not the whole folder)
@@ -648,7 +648,8 @@ def _cmd_restore(args: argparse.Namespace) -> int:
     that kept only the published folder. The restored runs lack what publishing leaves out (the
     queries x, the noisy y, the decision logs) and publish again unchanged. Refuses runs of
     another code version beside a sweep's stored ones."""
-    from bocvs_env.benchmark.published import PublishedRuns, restore_store
+    from bocvs_env.benchmark.published import PublishedRuns
+    from bocvs_env.benchmark.restore import restore_store
     from bocvs_env.benchmark.store import ResultStore
 
     source = PublishedRuns(args.data)  # its manifest and steps checked before the store opens

@@ -1,5 +1,5 @@
-"""Published runs (:mod:`bocvs_env.benchmark.published`): the reports computed from the
-published folder alone equal the ones computed from the store."""
+"""Published runs (:mod:`bocvs_env.benchmark.publish`, :mod:`bocvs_env.benchmark.published`):
+the reports computed from the published folder alone equal the ones computed from the store."""
 
 from __future__ import annotations
 
@@ -17,16 +17,12 @@ from bench_helpers import at_commit, tiny_sweep
 
 from bocvs_env.benchmark.cli import main
 from bocvs_env.benchmark.compare import compare_runs
-from bocvs_env.benchmark.manifest import seal
-from bocvs_env.benchmark.published import (
-    RUNS_FILE,
-    STEP_COLUMNS,
-    STEPS_FILE,
-    PublishedRuns,
-    publish,
-    restore_store,
-)
+from bocvs_env.benchmark.manifest import RUNS_FILE, STEPS_FILE, seal
+from bocvs_env.benchmark.publish import publish
+from bocvs_env.benchmark.published import PublishedRuns
+from bocvs_env.benchmark.published_schema import STEP_COLUMNS
 from bocvs_env.benchmark.report_scripts import script_runs
+from bocvs_env.benchmark.restore import restore_store
 from bocvs_env.benchmark.run_sources import open_runs, recorded_sweep
 from bocvs_env.benchmark.runner import RunResult
 from bocvs_env.benchmark.store import ResultStore, StoredRun
