@@ -82,7 +82,7 @@ from bocvs_env.registration import problem_listing
 # when it runs, so that ``bocvs --help`` and argument errors answer at once.
 if TYPE_CHECKING:
     from bocvs_env.benchmark.compare import PairedComparison
-    from bocvs_env.benchmark.published import PublishedRuns
+    from bocvs_env.benchmark.run_source import RunSource
     from bocvs_env.benchmark.selection import RunFilter
     from bocvs_env.benchmark.store import ResultStore, StoredRun
     from bocvs_env.benchmark.sweep import SweepReport
@@ -205,9 +205,7 @@ def _add_report_options(p: argparse.ArgumentParser) -> None:
                         "modes")  # fmt: skip
 
 
-def _sweep(
-    args: argparse.Namespace, store: ResultStore | PublishedRuns | None = None
-) -> SweepConfig | None:
+def _sweep(args: argparse.Namespace, store: RunSource | None = None) -> SweepConfig | None:
     """The sweep the options describe, or ``None`` when they describe none."""
     sources = [s for s in (args.preset, args.config, args.sweep) if s is not None]
     if len(sources) > 1:
@@ -262,9 +260,7 @@ def _check_name(args: argparse.Namespace, sweep: SweepConfig, store: ResultStore
         )
 
 
-def _selection(
-    args: argparse.Namespace, source: ResultStore | PublishedRuns
-) -> SweepConfig | RunFilter | None:
+def _selection(args: argparse.Namespace, source: RunSource) -> SweepConfig | RunFilter | None:
     """What a report reads: a preset's, a config file's or a recorded sweep's runs (changed by
     flags), or, with flags alone, every run matching each flag given
     (:class:`~bocvs_env.benchmark.selection.RunFilter`: every agent, seed, ... present by

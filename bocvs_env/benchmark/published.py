@@ -153,7 +153,7 @@ class PublishedRuns:
         return len(self._keys)
 
     def runs(
-        self, keys: Iterable[str] | None = None, where: RunFilter | None = None
+        self, keys: Iterable[str] | None = None, *, where: RunFilter | None = None
     ) -> list[StoredRun]:
         """The published runs, in published order; only those whose digest is in ``keys`` and
         that ``where`` keeps, if given. The runs are selected in ``runs.parquet`` first, and

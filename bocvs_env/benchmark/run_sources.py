@@ -11,6 +11,7 @@ from pathlib import Path
 from bocvs_env.benchmark.config import SweepConfig
 from bocvs_env.benchmark.panels import Panel
 from bocvs_env.benchmark.published import PublishedRuns
+from bocvs_env.benchmark.run_source import RunSource
 from bocvs_env.benchmark.selection import RunFilter
 from bocvs_env.benchmark.store import ResultStore, StoredRun
 from bocvs_env.benchmark.versions import MixedVersionsError, check_each_agent
@@ -18,7 +19,7 @@ from bocvs_env.benchmark.versions import MixedVersionsError, check_each_agent
 
 def read_runs(
     path: str | Path,
-    choose: Callable[[ResultStore | PublishedRuns], SweepConfig | RunFilter | None],
+    choose: Callable[[RunSource], SweepConfig | RunFilter | None],
     allow_mixed: bool = False,
 ) -> tuple[list[StoredRun], SweepConfig | RunFilter | None]:
     """The runs every report reads: those of the sweep that ``choose`` picks in the store or
@@ -45,17 +46,12 @@ def read_runs(
     return runs, chosen
 
 
-def select_runs(
-    source: ResultStore | PublishedRuns, chosen: SweepConfig | RunFilter | None
-) -> list[StoredRun]:
+def select_runs(source: RunSource, chosen: SweepConfig | RunFilter | None) -> list[StoredRun]:
     """The runs of ``source`` that a sweep (by its keys) or a filter selects; all for ``None``.
-    A published folder reads the steps of the selected runs only."""
+    Only the selected runs' steps are read."""
     if isinstance(chosen, SweepConfig):
         return source.runs(chosen.keys())
-    if isinstance(source, PublishedRuns):
-        return source.runs(where=chosen)
-    runs = source.runs()
-    return runs if chosen is None else [r for r in runs if chosen.matches(r.config)]
+    return source.runs(where=chosen)
 
 
 def baseline_runs(
@@ -82,7 +78,7 @@ def baseline_runs(
     return runs
 
 
-def recorded_sweep(source: ResultStore | PublishedRuns, name: str) -> SweepConfig:
+def recorded_sweep(source: RunSource, name: str) -> SweepConfig:
     """The sweep recorded in ``source`` under ``name``.
 
     Raises:
@@ -94,7 +90,7 @@ def recorded_sweep(source: ResultStore | PublishedRuns, name: str) -> SweepConfi
     return recorded[name]
 
 
-def open_runs(path: str | Path) -> ResultStore | PublishedRuns:
+def open_runs(path: str | Path) -> RunSource:
     """A published folder (a directory) or else a result store (a file), opened for reading.
 
     Raises:

@@ -41,6 +41,7 @@ import bocvs_env
 from bocvs_env.benchmark.atomic import disk_full
 from bocvs_env.benchmark.config import RunConfig, SweepConfig
 from bocvs_env.benchmark.runner import RunResult, utc_now
+from bocvs_env.benchmark.selection import RunFilter
 from bocvs_env.benchmark.stored_run import StoredRun
 from bocvs_env.evaluation import EpisodeRecord
 from bocvs_env.sqlite_file import create_sqlite, remove_stale_temporaries
@@ -517,12 +518,20 @@ class ResultStore:
         with self._access("read"):
             return int(self._conn.execute("SELECT COUNT(*) FROM runs").fetchone()[0])
 
-    def runs(self, keys: Iterable[str] | None = None, diagnostics: bool = False) -> list[StoredRun]:
-        """Recorded runs, in insertion order; only those whose digest is in ``keys`` if given.
+    def runs(
+        self,
+        keys: Iterable[str] | None = None,
+        diagnostics: bool = False,
+        *,
+        where: RunFilter | None = None,
+    ) -> list[StoredRun]:
+        """Recorded runs, in insertion order; only those whose digest is in ``keys`` and that
+        ``where`` keeps, if given (the others' traces are not decoded).
 
         Args:
             keys: configuration digests to select.
             diagnostics: also decode the agents' decision logs (can be large).
+            where: a filter on the runs' configurations.
 
         Raises:
             StoreError: naming the first run whose row cannot be decoded.
@@ -530,10 +539,10 @@ class ResultStore:
         cols = ["config_key", "sweep", "config", "problem_config", "provenance", *_TRACE]
         if diagnostics:
             cols.append("diagnostics")
-        return [
-            self._decode(dict(zip(cols, row, strict=True)), diagnostics)
-            for row in self._rows(cols, keys)
-        ]
+        rows = [dict(zip(cols, row, strict=True)) for row in self._rows(cols, keys)]
+        if where is not None:
+            rows = [r for r in rows if where.matches(self._config(r["config_key"], r["config"]))]
+        return [self._decode(row, diagnostics) for row in rows]
 
     def provenances(self, keys: Iterable[str] | None = None) -> list[dict[str, Any]]:
         """The provenance of recorded runs (as :attr:`StoredRun.provenance`: commit, library
