@@ -95,6 +95,7 @@ def _plot_dir(args: argparse.Namespace, chosen: SweepConfig | RunFilter | None) 
 
 def _cmd_run(args: argparse.Namespace) -> int:
     from bocvs_env.benchmark.agent_output import stdout_to_stderr
+    from bocvs_env.benchmark.comparison_reports import Pairing
     from bocvs_env.benchmark.recording import RecordOptions, record_sweep, sweep_to_run
 
     options = RecordOptions(args.executor, args.workers, args.ray_address, args.numerics,
@@ -107,7 +108,8 @@ def _cmd_run(args: argparse.Namespace) -> int:
         print(f"bocvs run: no table or plots: {recorded.mixed}", file=sys.stderr)
     if recorded.runs:
         plots = None if args.no_plot else _plot_dir(args, sweep)
-        _print_sweep_report(recorded.runs, plots, baselines, args.allow_mixed_versions)
+        pairing = Pairing(with_variants=args.with_variants)
+        _print_sweep_report(recorded.runs, plots, baselines, args.allow_mixed_versions, pairing)
     failed = recorded.report.failed
     if failed:
         config, error = failed[0]
@@ -118,7 +120,11 @@ def _cmd_run(args: argparse.Namespace) -> int:
 
 
 def _print_sweep_report(
-    runs: list[StoredRun], plots: Path | None, baselines: Sequence[Path], allow_mixed: bool
+    runs: list[StoredRun],
+    plots: Path | None,
+    baselines: Sequence[Path],
+    allow_mixed: bool,
+    pairing: Pairing,
 ) -> None:
     """The summary table of a sweep's runs, its takeaways, the plots' paths (written into
     ``plots``, unless ``None``) and the comparison with the ``baselines`` folders."""
@@ -133,7 +139,7 @@ def _print_sweep_report(
         print(f"plot: {paths[0]}")
         print(f"other plots: {', '.join(str(p) for p in paths[1:])}")
     if baselines:
-        print("\n" + baselines_comparison(runs, baselines, allow_mixed)[0])
+        print("\n" + baselines_comparison(runs, baselines, allow_mixed, pairing)[0])
 
 
 def _save_figures(runs: Sequence[StoredRun], folder: Path) -> list[Path]:
@@ -200,7 +206,7 @@ def _pairing(args: argparse.Namespace) -> Pairing:
     from bocvs_env.benchmark.comparison_reports import Pairing
 
     return Pairing(args.agent, args.reference, args.metrics, args.resamples, args.level,
-                   args.bootstrap_seed)  # fmt: skip
+                   args.bootstrap_seed, args.with_variants)  # fmt: skip
 
 
 def _cmd_compare(args: argparse.Namespace) -> int:
@@ -210,6 +216,8 @@ def _cmd_compare(args: argparse.Namespace) -> int:
         write_rows,
     )
 
+    if args.with_variants and not args.baselines:
+        raise ValueError("--with-variants goes with --baselines")
     runs, _ = _report_runs(args)
     mixed = args.allow_mixed_versions
     if args.baselines:

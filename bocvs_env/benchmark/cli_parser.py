@@ -138,6 +138,12 @@ def _add_report_options(p: argparse.ArgumentParser) -> None:
                         "modes")  # fmt: skip
 
 
+#: ``--with-variants``'s help (``bocvs compare`` and ``bocvs run``).
+WITH_VARIANTS_HELP = (
+    "with --baselines: compare with every agent of the folders, their ablation variants "
+    "included, not only their grid sweep's"
+)
+
 #: ``bocvs seal --help``'s description.
 SEAL_DESCRIPTION = (
     "Write manifest.json for a folder published without one, leaving its "
@@ -207,9 +213,11 @@ def build_parser(commands: Mapping[str, Command]) -> argparse.ArgumentParser:
                      "the store)")  # fmt: skip
     run.add_argument("--no-plot", action="store_true", help="skip the plots")
     run.add_argument("--baselines", type=Path, action="append", metavar="FOLDER",
-                     help="end with the paired comparison of the sweep's agents with every "
-                          "agent of this published folder (e.g. docs/data; repeatable) on the "
-                          "panels the sweep ran, as bocvs compare --baselines")  # fmt: skip
+                     help="end with the paired comparison of the sweep's agents with the "
+                          "agents of this published folder's grid sweep (e.g. docs/data; "
+                          "repeatable) on the panels the sweep ran, as bocvs compare "
+                          "--baselines")  # fmt: skip
+    run.add_argument("--with-variants", action="store_true", help=WITH_VARIANTS_HELP)
     run.add_argument("--allow-mixed-versions", action="store_true",
                      help="add runs to a sweep whose stored runs another code version made, "
                           "or to a store of another numerics mode")  # fmt: skip
@@ -244,9 +252,12 @@ def build_parser(commands: Mapping[str, Command]) -> argparse.ArgumentParser:
                          help="compare each agent with its own runs in this store (or folder of "
                               "bocvs publish), e.g. of an earlier commit, labelled agent@commit")  # fmt: skip
     compare.add_argument("--baselines", type=Path, action="append", metavar="FOLDER",
-                         help="compare every agent of the runs with every agent of this "
-                              "published folder (e.g. docs/data; repeatable), on the panels and "
-                              "seeds both ran, labelled agent@commit; read in place")  # fmt: skip
+                         help="compare every agent of the runs with the agents of this "
+                              "published folder's grid sweep, the paper's and its peers' (every "
+                              "agent of a folder without one; e.g. docs/data; repeatable), on "
+                              "the panels and seeds both ran, labelled agent@commit; read in "
+                              "place")  # fmt: skip
+    compare.add_argument("--with-variants", action="store_true", help=WITH_VARIANTS_HELP)
     compare.add_argument("--metrics", nargs="+", default=["final", "area"],
                          help="final (simple regret), area (under simple regret / budget), "
                          "evaluations, costliest_share, target_share (spend on i*)")  # fmt: skip

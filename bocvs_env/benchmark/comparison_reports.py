@@ -39,6 +39,18 @@ from bocvs_env.benchmark.versions import (
     versions_line,
 )
 
+#: The sweep of a published folder whose agents a comparison with the folder pairs with by
+#: default: the paper's grid, whose agents are the paper's and its peers' (a folder's other
+#: agents are ablation variants of these, :attr:`Pairing.with_variants`).
+GRID_SWEEP = "grid"
+
+#: Said under a comparison with the grid's agents only.
+GRID_NOTE = (
+    f"The baselines are the agents of each folder's `{GRID_SWEEP}` sweep (every agent of a "
+    "folder without one); `--with-variants` pairs with all of a folder's agents, its ablation "
+    "variants included."
+)
+
 #: How runs of two code versions pair up, said under a comparison with published baselines.
 PAIRING_NOTE = (
     "Runs pair by panel and seed: a seed fixes the function instance and the initial design on "
@@ -58,6 +70,8 @@ class Pairing:
         metrics: the figures compared (:data:`~bocvs_env.benchmark.compare.METRICS`' names).
         resamples, level, bootstrap_seed: the percentile bootstrap's resamples, coverage and
             seed (:mod:`bocvs_env.benchmark.stats`).
+        with_variants: pair with every agent of a published folder, not only those of its
+            :data:`GRID_SWEEP` (a ``reference`` is paired with either way).
     """
 
     agent: str | None = None
@@ -66,6 +80,7 @@ class Pairing:
     resamples: int = RESAMPLES
     level: float = LEVEL
     bootstrap_seed: int = BOOTSTRAP_SEED
+    with_variants: bool = False
 
 
 def baselines_comparison(
@@ -74,17 +89,22 @@ def baselines_comparison(
     allow_mixed: bool,
     pairing: Pairing = Pairing(),
 ) -> tuple[str, list[PairedComparison]]:
-    """The agents of ``runs`` against every agent of the published ``folders`` (read in place,
-    on the panels of ``runs`` only): the markdown report and its comparisons."""
+    """The agents of ``runs`` against the agents of the published ``folders`` (read in place,
+    on the panels of ``runs`` only): those of each folder's :data:`GRID_SWEEP` (every agent of
+    a folder that records none), every agent with ``pairing.with_variants``, or
+    ``pairing.reference``; the markdown report and its comparisons."""
     p = pairing
     panels = {Panel.of(r) for r in runs}
     agents = None if p.reference is None else [p.reference]
-    archives = [baseline_runs(f, panels, agents, allow_mixed) for f in folders]
+    of_sweep = None if p.with_variants else GRID_SWEEP
+    archives = [baseline_runs(f, panels, agents, allow_mixed, of_sweep) for f in folders]
     comparisons = compare_baselines(runs, archives, p.agent, p.reference, metric_names=p.metrics,
                                     n_resamples=p.resamples, level=p.level,
                                     seed=p.bootstrap_seed)  # fmt: skip
     theirs = [r for archive in archives for r in archive]
     head = sides_line(runs, theirs) + "\n\n" + PAIRING_NOTE + "\n\n"
+    if of_sweep is not None and p.reference is None:
+        head += GRID_NOTE + "\n\n"
     return head + comparison_markdown(comparisons), comparisons
 
 

@@ -59,10 +59,12 @@ def baseline_runs(
     panels: Iterable[Panel],
     agents: Iterable[str] | None = None,
     allow_mixed: bool = False,
+    of_sweep: str | None = None,
 ) -> list[StoredRun]:
     """The runs of a published folder (an archive of baselines, read in place) on ``panels``,
-    of ``agents`` (``None``: every agent), each agent's of one code version unless
-    ``allow_mixed``; only those runs' steps are read.
+    of ``agents`` (``None``: the agents of the folder's sweep ``of_sweep`` if it records one,
+    else every agent), each agent's of one code version unless ``allow_mixed``; only those
+    runs' steps are read.
 
     Raises:
         FileNotFoundError: if ``folder`` is not a published folder.
@@ -70,6 +72,9 @@ def baseline_runs(
             the agent.
     """
     source = PublishedRuns(folder)
+    if agents is None and of_sweep is not None:
+        sweep = source.sweeps().get(of_sweep)
+        agents = None if sweep is None else sweep.agents
     runs = source.runs(where=RunFilter.of(panels=panels, agents=agents))
     try:
         check_each_agent(runs, allow_mixed)

@@ -230,6 +230,40 @@ def test_compare_with_published_baselines_reads_them_in_place(
     assert "not both" in capsys.readouterr().err
 
 
+def test_baselines_are_the_grid_sweeps_agents_unless_variants_are_asked_for(
+    two_agent_store: Path, tiny_results: list, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A published folder with a ``grid`` sweep (here of ``random`` alone) beside a variant
+    (``etc``): ``compare --baselines`` pairs with the grid's agents, says so, and pairs with
+    every agent with ``--with-variants`` (or with a ``--reference`` that is a variant)."""
+    from bocvs_env.benchmark.store import ResultStore
+
+    with ResultStore(two_agent_store) as archive:
+        archive.register_sweep(tiny_sweep("grid"))
+    data = tmp_path / "data"
+    assert main(["publish", "--store", str(two_agent_store), "--out", str(data)]) == 0
+    mine = tmp_path / "mine.db"
+    with ResultStore(mine) as store:
+        store.register_sweep(tiny_sweep())
+        for result in tiny_results:
+            store.add(at_commit(result, "d" * 40), sweep="tiny")
+    argv = ["compare", "--store", str(mine), "--baselines", str(data), "--resamples", "50"]
+
+    def pairs(*more: str) -> set[tuple[str, str]]:
+        js = tmp_path / "rows.json"
+        assert main([*argv, *more, "--json", str(js)]) == 0
+        return {(r["agent"], r["reference"]) for r in json.loads(js.read_text())}
+
+    capsys.readouterr()
+    assert pairs() == {("random", "random@ccccccc")}
+    assert "the agents of each folder's `grid` sweep" in capsys.readouterr().out
+    assert pairs("--with-variants") == {("random", "random@ccccccc"), ("random", "etc@ccccccc")}
+    assert "`grid` sweep" not in capsys.readouterr().out
+    assert pairs("--reference", "etc") == {("random", "etc@ccccccc")}
+    assert main(["compare", "--store", str(mine), "--with-variants"]) == 2
+    assert "--with-variants goes with --baselines" in capsys.readouterr().err
+
+
 def test_the_takeaway_names_the_lowest_agent_the_gaps_and_verdicts() -> None:
     from bocvs_env.benchmark.tables import takeaway
 
