@@ -540,3 +540,18 @@ def test_the_leaderboard_ranks_the_user_agents_with_the_baselines(
     assert out.startswith("# Leaderboard\n\nYour runs: ddddddd (")
     assert "## Group 1: 3 agents on 1 panel\n" in out and "| random@ccccccc |" in out
     assert "Best baseline: " in out and "Best baseline: random |" not in out
+
+
+def test_a_publish_removes_what_a_killed_publish_left(
+    two_agent_store: Path, published: Path
+) -> None:
+    """A publish killed outright leaves its temporary folder beside the target; the next
+    publish removes it (its writer's pid is gone) and leaves nothing of its own."""
+    import os
+
+    gone = os.getpid() + 10**6  # beyond pid_max: never a live process
+    left = published.with_name(f".{published.name}.{gone}.abc12345.tmp")
+    left.mkdir()
+    (left / RUNS_FILE).write_bytes(b"partial")
+    assert main(["publish", "--store", str(two_agent_store), "--out", str(published)]) == 0
+    assert sorted(p.name for p in published.parent.iterdir() if p.name.startswith(".")) == []
