@@ -98,6 +98,7 @@ def _cmd_run(args: argparse.Namespace) -> int:
     from bocvs_env.benchmark.comparison_reports import Pairing
     from bocvs_env.benchmark.recording import RecordOptions, record_sweep, sweep_to_run
 
+    _check_variants(args)
     options = RecordOptions(args.executor, args.workers, args.ray_address, args.numerics,
                             args.run_timeout, args.quiet, args.allow_mixed_versions)  # fmt: skip
     choice, baselines = _choice(args), args.baselines or []
@@ -209,6 +210,12 @@ def _pairing(args: argparse.Namespace) -> Pairing:
                    args.bootstrap_seed, args.with_variants)  # fmt: skip
 
 
+def _check_variants(args: argparse.Namespace) -> None:
+    """Refuse ``--with-variants`` without ``--baselines``, which it chooses the agents of."""
+    if args.with_variants and not args.baselines:
+        raise ValueError("--with-variants goes with --baselines")
+
+
 def _cmd_compare(args: argparse.Namespace) -> int:
     from bocvs_env.benchmark.comparison_reports import (
         baselines_comparison,
@@ -216,8 +223,7 @@ def _cmd_compare(args: argparse.Namespace) -> int:
         write_rows,
     )
 
-    if args.with_variants and not args.baselines:
-        raise ValueError("--with-variants goes with --baselines")
+    _check_variants(args)
     runs, _ = _report_runs(args)
     mixed = args.allow_mixed_versions
     if args.baselines:

@@ -262,8 +262,9 @@ def test_baselines_are_the_grid_sweeps_agents_unless_variants_are_asked_for(
     assert pairs("--with-variants") == {("random", "random@ccccccc"), ("random", "etc@ccccccc")}
     assert "`grid` sweep" not in capsys.readouterr().out
     assert pairs("--reference", "etc") == {("random", "etc@ccccccc")}
-    assert main(["compare", "--store", str(mine), "--with-variants"]) == 2
-    assert "--with-variants goes with --baselines" in capsys.readouterr().err
+    for command in ("compare", "run"):
+        assert main([command, "--store", str(mine), "--with-variants"]) == 2
+        assert "--with-variants goes with --baselines" in capsys.readouterr().err
 
 
 def test_the_takeaway_names_the_lowest_agent_the_gaps_and_verdicts() -> None:
