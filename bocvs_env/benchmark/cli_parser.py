@@ -9,6 +9,7 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
+from bocvs_env.benchmark import report_commands
 from bocvs_env.benchmark.agent_check import CHECK_TIMEOUT
 from bocvs_env.benchmark.config import MAX_SEEDS, SWEEP_PRESETS, SweepConfig, check_run_timeout
 from bocvs_env.benchmark.stats import BOOTSTRAP_SEED, LEVEL, RESAMPLES
@@ -320,4 +321,5 @@ def build_parser(commands: Mapping[str, Command]) -> argparse.ArgumentParser:
     add_allow_options(verify)
     verify.set_defaults(store=DEFAULT_STORE)
     add_experiment_command(sub)
+    report_commands.add_commands(sub)  # paper-claims, bar, cost
     return parser
