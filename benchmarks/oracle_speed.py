@@ -36,8 +36,7 @@ from threadpoolctl import threadpool_limits
 import bocvs_env  # noqa: F401  (registers the ids)
 from bocvs_env import metrics
 from bocvs_env.benchmark.export import require_pandas
-from bocvs_env.benchmark.manifest import check_folder
-from bocvs_env.benchmark.published import RUNS_FILE
+from bocvs_env.benchmark.manifest import RUNS_FILE, check_folder
 from bocvs_env.env import BOCVSEnv
 from bocvs_env.goal import ORACLE_VERSION, GoalEvaluator, oracle_values
 from bocvs_env.problems import make_problem

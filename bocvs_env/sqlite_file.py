@@ -8,6 +8,7 @@ store and the experiments' journal are made this way, then opened in WAL mode.
 from __future__ import annotations
 
 import os
+import shutil
 import sqlite3
 import tempfile
 from collections.abc import Callable
@@ -26,11 +27,18 @@ def alive(pid: int) -> bool:
 
 
 def remove_stale_temporaries(path: Path) -> None:
-    """Remove what builders of ``path`` that are no longer running left behind (their
-    temporary files and SQLite's siblings of them)."""
+    """Remove what writers of ``path`` that are no longer running left behind: their
+    temporary siblings ``.<name>.<pid>.<random>.tmp``, files or folders (of
+    :func:`create_sqlite`, with SQLite's siblings of them, and of
+    :mod:`bocvs_env.benchmark.atomic`, which writes files and published folders the same
+    way)."""
     for tmp in path.parent.glob(f".{path.name}.*.tmp*"):
         pid = tmp.name[len(path.name) + 2 :].split(".", 1)[0]
-        if pid.isdigit() and not alive(int(pid)):
+        if not pid.isdigit() or alive(int(pid)):
+            continue
+        if tmp.is_dir() and not tmp.is_symlink():
+            shutil.rmtree(tmp, ignore_errors=True)
+        else:
             tmp.unlink(missing_ok=True)
 
 

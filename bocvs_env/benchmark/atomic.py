@@ -3,7 +3,9 @@
 
 A failure at any point before the rename (an error of the writer, a full disk, Ctrl-C) leaves
 the previous file or folder exactly as it was and removes the temporary sibling, so that no
-partial file is ever left under the target's name. A full disk is reported as one, never as
+partial file is ever left under the target's name. A writer killed outright (``SIGKILL``, a
+crash) leaves its temporary sibling, named with its pid; the next write of the target removes
+those of writers no longer running (:func:`bocvs_env.sqlite_file.remove_stale_temporaries`). A full disk is reported as one, never as
 damage (:func:`disk_full`).
 """
 
@@ -16,6 +18,8 @@ import sqlite3
 import uuid
 from collections.abc import Callable
 from pathlib import Path
+
+from bocvs_env.sqlite_file import remove_stale_temporaries
 
 #: What SQLite and Arrow say where the operating system said ``ENOSPC``.
 _FULL_TEXTS = ("no space left on device", "database or disk is full", "disk is full")
@@ -65,6 +69,7 @@ def write_file(path: str | Path, write: Callable[[Path], object]) -> Path:
             ``write`` raises, after the temporary file is removed.
     """
     path = Path(path)
+    remove_stale_temporaries(path)
     tmp = _sibling(path, "tmp")
     try:
         write(tmp)
@@ -97,6 +102,7 @@ def write_folder(folder: str | Path, write: Callable[[Path], object]) -> Path:
     folder = Path(folder)
     folder = folder.resolve() if folder.is_symlink() or not folder.name else folder
     folder.parent.mkdir(parents=True, exist_ok=True)
+    remove_stale_temporaries(folder)
     tmp = _sibling(folder, "tmp")
     tmp.mkdir()
     try:

@@ -22,14 +22,12 @@ import os
 import socket
 import sqlite3
 import time
-from collections.abc import Iterator
-from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
 from bocvs_env.benchmark.config import RunConfig
-from bocvs_env.benchmark.store import ResultStore, access_error
+from bocvs_env.benchmark.store import ResultStore, store_access
 
 _CLAIMS = """
 CREATE TABLE IF NOT EXISTS claims (
@@ -102,24 +100,16 @@ class RunClaims:
         pid = os.getpid()
         self.me = Claimant(pid, socket.gethostname(), process_started(pid) or "")
         self.since = time.time()
-        with self._access("open the claims of"):
+        with store_access(self.path, "open the claims of"):
             self._conn = sqlite3.connect(self.path, timeout=timeout, isolation_level=None)
             self._conn.executescript(_CLAIMS)
-
-    @contextmanager
-    def _access(self, doing: str) -> Iterator[None]:
-        """SQLite's errors as the store's one-line errors."""
-        try:
-            yield
-        except sqlite3.Error as err:
-            raise access_error(self.path, err, doing) from err
 
     def claim(self, config: RunConfig, sweep: str) -> Claimed | Claimant:
         """Claim run ``config`` for this driver, unless it is recorded, failed elsewhere since
         this driver began, or claimed by a live driver (which is returned)."""
         key = config.key()
         conn = self._conn
-        with self._access(f"claim run {config.label()} in"):
+        with store_access(self.path, f"claim run {config.label()} in"):
             conn.execute("BEGIN IMMEDIATE")
             try:
                 found = self._found(key)
@@ -158,7 +148,7 @@ class RunClaims:
         mark the claim so, which tells the drivers that began before now not to try the run
         again (a driver that begins later retries it, as a resumed sweep does)."""
         mine = (key, self.me.pid, self.me.host)
-        with self._access("release a claim in"):
+        with store_access(self.path, "release a claim in"):
             if failed:
                 self._conn.execute(
                     "UPDATE claims SET failed = 1, claimed_at = ? "
@@ -173,7 +163,7 @@ class RunClaims:
     def close(self) -> None:
         """Drop the claims of this driver on the runs it did not finish, and close."""
         try:
-            with self._access("release the claims in"):
+            with store_access(self.path, "release the claims in"):
                 self._conn.execute(
                     "DELETE FROM claims WHERE pid = ? AND host = ? AND failed = 0",
                     (self.me.pid, self.me.host),

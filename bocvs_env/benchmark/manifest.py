@@ -1,7 +1,7 @@
 """The manifest of a published folder, and the checks every reader of one makes.
 
 ``bocvs publish`` writes ``manifest.json`` beside the tables of
-:mod:`bocvs_env.benchmark.published`: the size in bytes and the SHA-256 of every file of the
+:mod:`bocvs_env.benchmark.published_schema`: the size in bytes and the SHA-256 of every file of the
 archive, the tables' row counts and the code versions (commits and package versions) of each
 sweep's runs. Before anything is read from a folder, :func:`check_folder` checks
 

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from bocvs_env.benchmark.store import StoredRun
+from bocvs_env.benchmark.stored_run import StoredRun
 from bocvs_env.evaluation import EpisodeRecord
 
 

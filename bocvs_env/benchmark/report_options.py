@@ -11,8 +11,8 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:  # the published format imports torch: only once runs are read
     from bocvs_env.benchmark.config import SweepConfig
-    from bocvs_env.benchmark.published import PublishedRuns
-    from bocvs_env.benchmark.store import ResultStore, StoredRun
+    from bocvs_env.benchmark.run_source import RunSource
+    from bocvs_env.benchmark.stored_run import StoredRun
 
 
 def add_source_arguments(parser: argparse.ArgumentParser) -> None:
@@ -96,7 +96,7 @@ def _sweep_runs(
     """The runs of the sweep ``name`` recorded at ``path``, of these seeds and problems."""
     from bocvs_env.benchmark.run_sources import read_runs, recorded_sweep
 
-    def choose(source: ResultStore | PublishedRuns) -> SweepConfig:
+    def choose(source: RunSource) -> SweepConfig:
         sweep = recorded_sweep(source, name)
         return sweep.with_overrides(
             seeds=_within(sweep, "seeds", seeds), problems=_within(sweep, "problems", problems)

@@ -11,6 +11,7 @@ from pathlib import Path
 from bocvs_env.benchmark.config import SweepConfig
 from bocvs_env.benchmark.panels import Panel
 from bocvs_env.benchmark.published import PublishedRuns
+from bocvs_env.benchmark.run_source import RunSource
 from bocvs_env.benchmark.selection import RunFilter
 from bocvs_env.benchmark.store import ResultStore, StoredRun
 from bocvs_env.benchmark.versions import MixedVersionsError, check_each_agent
@@ -18,7 +19,7 @@ from bocvs_env.benchmark.versions import MixedVersionsError, check_each_agent
 
 def read_runs(
     path: str | Path,
-    choose: Callable[[ResultStore | PublishedRuns], SweepConfig | RunFilter | None],
+    choose: Callable[[RunSource], SweepConfig | RunFilter | None],
     allow_mixed: bool = False,
 ) -> tuple[list[StoredRun], SweepConfig | RunFilter | None]:
     """The runs every report reads: those of the sweep that ``choose`` picks in the store or
@@ -45,17 +46,12 @@ def read_runs(
     return runs, chosen
 
 
-def select_runs(
-    source: ResultStore | PublishedRuns, chosen: SweepConfig | RunFilter | None
-) -> list[StoredRun]:
+def select_runs(source: RunSource, chosen: SweepConfig | RunFilter | None) -> list[StoredRun]:
     """The runs of ``source`` that a sweep (by its keys) or a filter selects; all for ``None``.
-    A published folder reads the steps of the selected runs only."""
+    Only the selected runs' steps are read."""
     if isinstance(chosen, SweepConfig):
         return source.runs(chosen.keys())
-    if isinstance(source, PublishedRuns):
-        return source.runs(where=chosen)
-    runs = source.runs()
-    return runs if chosen is None else [r for r in runs if chosen.matches(r.config)]
+    return source.runs(where=chosen)
 
 
 def baseline_runs(
@@ -63,10 +59,12 @@ def baseline_runs(
     panels: Iterable[Panel],
     agents: Iterable[str] | None = None,
     allow_mixed: bool = False,
+    of_sweep: str | None = None,
 ) -> list[StoredRun]:
     """The runs of a published folder (an archive of baselines, read in place) on ``panels``,
-    of ``agents`` (``None``: every agent), each agent's of one code version unless
-    ``allow_mixed``; only those runs' steps are read.
+    of ``agents`` (``None``: the agents of the folder's sweep ``of_sweep`` if it records one,
+    else every agent), each agent's of one code version unless ``allow_mixed``; only those
+    runs' steps are read.
 
     Raises:
         FileNotFoundError: if ``folder`` is not a published folder.
@@ -74,6 +72,9 @@ def baseline_runs(
             the agent.
     """
     source = PublishedRuns(folder)
+    if agents is None and of_sweep is not None:
+        sweep = source.sweeps().get(of_sweep)
+        agents = None if sweep is None else sweep.agents
     runs = source.runs(where=RunFilter.of(panels=panels, agents=agents))
     try:
         check_each_agent(runs, allow_mixed)
@@ -82,7 +83,7 @@ def baseline_runs(
     return runs
 
 
-def recorded_sweep(source: ResultStore | PublishedRuns, name: str) -> SweepConfig:
+def recorded_sweep(source: RunSource, name: str) -> SweepConfig:
     """The sweep recorded in ``source`` under ``name``.
 
     Raises:
@@ -94,7 +95,7 @@ def recorded_sweep(source: ResultStore | PublishedRuns, name: str) -> SweepConfi
     return recorded[name]
 
 
-def open_runs(path: str | Path) -> ResultStore | PublishedRuns:
+def open_runs(path: str | Path) -> RunSource:
     """A published folder (a directory) or else a result store (a file), opened for reading.
 
     Raises:

@@ -41,6 +41,7 @@ import bocvs_env
 from bocvs_env.benchmark.atomic import disk_full
 from bocvs_env.benchmark.config import RunConfig, SweepConfig
 from bocvs_env.benchmark.runner import RunResult, utc_now
+from bocvs_env.benchmark.selection import RunFilter
 from bocvs_env.benchmark.stored_run import StoredRun
 from bocvs_env.evaluation import EpisodeRecord
 from bocvs_env.sqlite_file import create_sqlite, remove_stale_temporaries
@@ -260,6 +261,17 @@ def access_error(path: Path, err: sqlite3.Error, doing: str) -> Exception:
     return StoreAccessError(f"cannot {doing} the result store {path}: {err}")
 
 
+@contextmanager
+def store_access(path: Path, doing: str) -> Iterator[None]:
+    """Turn SQLite's errors of the calls inside on the store at ``path`` into the one-line
+    errors of :func:`access_error` (:class:`StoreError` or :class:`StoreAccessError`);
+    ``doing`` says what the calls are for (``"read"``, ``"record run ... in"``)."""
+    try:
+        yield
+    except sqlite3.Error as err:
+        raise access_error(path, err, doing) from err
+
+
 def writable_here(path: Path) -> bool:
     """Whether this process could write the store at ``path`` (its file and its folder),
     however a handle to it was opened."""
@@ -368,7 +380,7 @@ class ResultStore:
     ) -> None:
         self.path = Path(path)
         self.readonly = readonly
-        with self._access("create" if not self.path.exists() else "open"):
+        with store_access(self.path, "create" if not self.path.exists() else "open"):
             if not self.path.exists():
                 if not create or readonly:
                     raise FileNotFoundError(f"no result store at {self.path}")
@@ -377,14 +389,6 @@ class ResultStore:
             _check_schema(self.path)
             connect = _connect_readonly if readonly else _connect_writable
             self._conn = connect(self.path, timeout)
-
-    @contextmanager
-    def _access(self, doing: str) -> Iterator[None]:
-        """Turn SQLite's errors into one-line :class:`StoreError`/:class:`StoreAccessError`."""
-        try:
-            yield
-        except sqlite3.Error as err:
-            raise access_error(self.path, err, doing) from err
 
     def _writing(self) -> None:
         if self.readonly:
@@ -421,7 +425,7 @@ class ResultStore:
     def register_sweep(self, sweep: SweepConfig) -> None:
         """Record (or update) a sweep's configuration under its name."""
         self._writing()
-        with self._access(f"record sweep {sweep.name!r} in"):
+        with store_access(self.path, f"record sweep {sweep.name!r} in"):
             self._transaction(
                 [
                     (
@@ -439,7 +443,7 @@ class ResultStore:
         Raises:
             StoreError: naming a sweep whose recorded definition cannot be read.
         """
-        with self._access("read"):
+        with store_access(self.path, "read"):
             rows = self._conn.execute("SELECT name, config FROM sweeps ORDER BY name").fetchall()
         out = {}
         for name, cfg in rows:
@@ -465,7 +469,7 @@ class ResultStore:
         insert = (
             f"INSERT INTO runs ({columns}) VALUES ({marks}) ON CONFLICT (config_key) DO NOTHING"
         )
-        with self._access(f"record run {result.config.label()} in"):
+        with store_access(self.path, f"record run {result.config.label()} in"):
             inserted = self._transaction(
                 [
                     (insert, row),
@@ -477,7 +481,7 @@ class ResultStore:
     def record_failure(self, config: RunConfig, sweep: str, error: str) -> None:
         """Record that ``config`` failed with ``error`` (its traceback), counting attempts."""
         self._writing()
-        with self._access(f"record the failure of run {config.label()} in"):
+        with store_access(self.path, f"record the failure of run {config.label()} in"):
             self._transaction(
                 [
                     (
@@ -493,7 +497,7 @@ class ResultStore:
     def failures(self, keys: Iterable[str] | None = None) -> list[FailedRun]:
         """Runs whose last attempt failed (and none has succeeded since), oldest first; only
         those whose digest is in ``keys`` if given."""
-        with self._access("read"):
+        with store_access(self.path, "read"):
             tables = {r[0] for r in self._conn.execute("SELECT name FROM sqlite_master")}
             if "failures" not in tables:
                 return []
@@ -510,19 +514,27 @@ class ResultStore:
 
     def done_keys(self) -> set[str]:
         """The configuration digests of every recorded run."""
-        with self._access("read"):
+        with store_access(self.path, "read"):
             return {r[0] for r in self._conn.execute("SELECT config_key FROM runs")}
 
     def __len__(self) -> int:
-        with self._access("read"):
+        with store_access(self.path, "read"):
             return int(self._conn.execute("SELECT COUNT(*) FROM runs").fetchone()[0])
 
-    def runs(self, keys: Iterable[str] | None = None, diagnostics: bool = False) -> list[StoredRun]:
-        """Recorded runs, in insertion order; only those whose digest is in ``keys`` if given.
+    def runs(
+        self,
+        keys: Iterable[str] | None = None,
+        diagnostics: bool = False,
+        *,
+        where: RunFilter | None = None,
+    ) -> list[StoredRun]:
+        """Recorded runs, in insertion order; only those whose digest is in ``keys`` and that
+        ``where`` keeps, if given (the others' traces are not decoded).
 
         Args:
             keys: configuration digests to select.
             diagnostics: also decode the agents' decision logs (can be large).
+            where: a filter on the runs' configurations.
 
         Raises:
             StoreError: naming the first run whose row cannot be decoded.
@@ -530,10 +542,10 @@ class ResultStore:
         cols = ["config_key", "sweep", "config", "problem_config", "provenance", *_TRACE]
         if diagnostics:
             cols.append("diagnostics")
-        return [
-            self._decode(dict(zip(cols, row, strict=True)), diagnostics)
-            for row in self._rows(cols, keys)
-        ]
+        rows = [dict(zip(cols, row, strict=True)) for row in self._rows(cols, keys)]
+        if where is not None:
+            rows = [r for r in rows if where.matches(self._config(r["config_key"], r["config"]))]
+        return [self._decode(row, diagnostics) for row in rows]
 
     def provenances(self, keys: Iterable[str] | None = None) -> list[dict[str, Any]]:
         """The provenance of recorded runs (as :attr:`StoredRun.provenance`: commit, library
@@ -554,7 +566,7 @@ class ResultStore:
     def _rows(self, cols: list[str], keys: Iterable[str] | None) -> list[tuple[Any, ...]]:
         """These columns (the first is ``config_key``) of the runs, in insertion order; only
         those whose digest is in ``keys`` if given."""
-        with self._access("read"):
+        with store_access(self.path, "read"):
             query = f"SELECT {', '.join(cols)} FROM runs ORDER BY id"
             rows = self._conn.execute(query).fetchall()
         wanted = None if keys is None else set(keys)

@@ -13,7 +13,7 @@ import time
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any
 
 from bocvs_env.agent_registration import (
     accepted_params,
@@ -30,17 +30,12 @@ from bocvs_env.benchmark.agent_output import keep_output
 from bocvs_env.benchmark.claims import Claimant, RunClaims
 from bocvs_env.benchmark.config import RunConfig, SweepConfig
 from bocvs_env.benchmark.executors import Executor, Outcome, ProgressFn
+from bocvs_env.benchmark.run_source import RunSource
 from bocvs_env.benchmark.runner import agent_arguments, check_privileged
-from bocvs_env.benchmark.store import ResultStore
+from bocvs_env.benchmark.store import ResultStore, writable_here
 from bocvs_env.env import BOCVSEnv
 from bocvs_env.problems.registry import PROBLEMS
 from bocvs_env.registration import VERSION
-
-
-class HasRuns(Protocol):
-    """What :func:`pending_runs` reads: a result store, or a published folder."""
-
-    def done_keys(self) -> set[str]: ...
 
 
 @dataclass
@@ -67,7 +62,7 @@ class SweepReport:
     logs: list[Path] = field(default_factory=list)
 
 
-def pending_runs(sweep: SweepConfig, store: HasRuns) -> tuple[list[RunConfig], int]:
+def pending_runs(sweep: SweepConfig, store: RunSource) -> tuple[list[RunConfig], int]:
     """The sweep's runs not yet in ``store`` (a result store or a published folder; each
     configuration once), and how many of its runs the store already holds.
 
@@ -87,6 +82,25 @@ def pending_runs(sweep: SweepConfig, store: HasRuns) -> tuple[list[RunConfig], i
         rank[setting] = rank.get(setting, -1) + 1
         order.append((rank[setting], n))
     return [pending[n] for _, n in sorted(order)], len(todo) - len(pending)
+
+
+def status_lines(source: RunSource, sweeps: list[SweepConfig] | None = None) -> list[str]:
+    """``bocvs status``: the runs ``source`` holds (and whether ``bocvs run`` can add to a store
+    here), then per sweep (``None``: every recorded sweep) its runs done of its total and, in a
+    store, its failed runs."""
+    store = source if isinstance(source, ResultStore) else None
+    note = ""
+    if store is not None and not writable_here(store.path):
+        note = " (read-only here: bocvs run cannot add to it)"
+    lines = [f"{source.path}: {len(source)} runs{note}"]
+    for s in list(source.sweeps().values()) if sweeps is None else sweeps:
+        pending, done = pending_runs(s, source)
+        failed = len(store.failures(c.key() for c in pending)) if store is not None else 0
+        lines.append(
+            f"  sweep {s.name!r}: {done} / {done + len(pending)} done"
+            + (f", {failed} failed (run it again to retry)" if failed else "")
+        )
+    return lines
 
 
 def _toml_key(name: str) -> str:

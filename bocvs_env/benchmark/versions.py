@@ -20,7 +20,7 @@ import hashlib
 import os
 import subprocess
 from collections import Counter, defaultdict
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -28,6 +28,7 @@ from typing import TYPE_CHECKING, Any
 import bocvs_env
 
 if TYPE_CHECKING:
+    from bocvs_env.benchmark.config import SweepConfig
     from bocvs_env.benchmark.stored_run import StoredRun
 
 #: The libraries whose versions are part of a run's code version.
@@ -214,6 +215,24 @@ def check_each_agent(runs: Iterable[StoredRun], allow_mixed: bool = False) -> No
             check_one_version(provenances, allow_mixed)
         except MixedVersionsError as err:
             raise MixedVersionsError(f"agent {agent!r}: {err}") from None
+
+
+def check_each_sweep(
+    sweeps: Mapping[str, SweepConfig],
+    provenances: Callable[[set[str]], list[dict[str, Any]]],
+    allow_mixed: bool,
+) -> None:
+    """Refuse a sweep whose runs (the ``provenances`` of its keys) are of several code versions
+    or numerics modes, unless ``allow_mixed``: a sweep is what one code version ran.
+
+    Raises:
+        MixedVersionsError: naming the first such sweep and its versions (or modes).
+    """
+    for name, sweep in sorted(sweeps.items()):
+        try:
+            check_one_version(provenances(set(sweep.keys())), allow_mixed)
+        except MixedVersionsError as err:
+            raise MixedVersionsError(f"sweep {name!r}: {err}") from None
 
 
 def check_store_numerics(

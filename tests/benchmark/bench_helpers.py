@@ -13,8 +13,7 @@ import torch
 
 from bocvs_env.benchmark.config import RunConfig, SweepConfig
 from bocvs_env.benchmark.executors import execute
-from bocvs_env.benchmark.manifest import seal
-from bocvs_env.benchmark.published import RUNS_FILE, STEPS_FILE
+from bocvs_env.benchmark.manifest import RUNS_FILE, STEPS_FILE, seal
 from bocvs_env.benchmark.runner import RunResult
 from bocvs_env.benchmark.store import StoredRun
 from bocvs_env.evaluation import EpisodeRecord

@@ -4,6 +4,7 @@ that fails half-way leaves the previous file or folder as it was, and nothing be
 from __future__ import annotations
 
 import errno
+import os
 import sqlite3
 from pathlib import Path
 
@@ -64,3 +65,24 @@ def test_a_full_disk_is_told_in_the_words_of_each_library() -> None:
     assert disk_full(sqlite3.OperationalError("database or disk is full"))
     assert not disk_full(OSError(errno.EACCES, "Permission denied"))
     assert not disk_full(sqlite3.DatabaseError("database disk image is malformed"))
+
+
+def test_temporaries_of_a_killed_writer_are_removed_by_the_next_write(tmp_path: Path) -> None:
+    """A publish killed outright left its temporary folder beside the target (a write of a
+    file, its temporary file): the next write of the target removes those of writers no longer
+    running, and keeps a running writer's and a previous folder set aside (``.old``)."""
+    gone = os.getpid() + 10**6  # beyond pid_max: never a live process
+    stale = tmp_path / f".data.{gone}.abc12345.tmp"
+    stale.mkdir()
+    (stale / "runs.parquet").write_bytes(b"partial")
+    live = tmp_path / f".data.{os.getpid()}.def67890.tmp"
+    live.mkdir()
+    aside = tmp_path / f".data.{gone}.0badc0de.old"
+    aside.mkdir()
+    write_folder(tmp_path / "data", lambda folder: (folder / "a.txt").write_text("a"))
+    assert not stale.exists() and live.is_dir() and aside.is_dir()
+    assert (tmp_path / "data" / "a.txt").read_text() == "a"
+    stale_file = tmp_path / f".page.md.{gone}.abc12345.tmp"
+    stale_file.write_text("partial")
+    write_file(tmp_path / "page.md", lambda tmp: tmp.write_text("page"))
+    assert not stale_file.exists() and (tmp_path / "page.md").read_text() == "page"

@@ -13,6 +13,7 @@ from bench_helpers import at_commit, hand_run, tiny_sweep, win_and_tie_runs
 
 from bocvs_env.benchmark.cli import main
 from bocvs_env.benchmark.compare import compare_runs, comparison_markdown, tally
+from bocvs_env.benchmark.runner import RunResult
 from bocvs_env.benchmark.store import StoredRun
 
 
@@ -192,6 +193,21 @@ def test_every_agent_is_compared_with_every_baseline_on_the_panels_and_seeds_it_
         compare_baselines([hand_run("mine", 7, [0.9])], [archive])
 
 
+def _archive_and_mine(archive: Path, results: list[RunResult], tmp_path: Path) -> tuple[Path, Path]:
+    """``archive`` published into ``tmp_path / "data"``, and a store ``mine.db`` of ``results``
+    at another commit: the folder and the store."""
+    from bocvs_env.benchmark.store import ResultStore
+
+    data = tmp_path / "data"
+    assert main(["publish", "--store", str(archive), "--out", str(data)]) == 0
+    mine = tmp_path / "mine.db"
+    with ResultStore(mine) as store:
+        store.register_sweep(tiny_sweep())
+        for result in results:
+            store.add(at_commit(result, "d" * 40), sweep="tiny")
+    return data, mine
+
+
 def test_compare_with_published_baselines_reads_them_in_place(
     two_agent_store: Path, tiny_results: list, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -199,15 +215,7 @@ def test_compare_with_published_baselines_reads_them_in_place(
     user's agent with a baseline agent, both versions named in one line, the store unchanged."""
     import hashlib
 
-    from bocvs_env.benchmark.store import ResultStore
-
-    data = tmp_path / "data"
-    assert main(["publish", "--store", str(two_agent_store), "--out", str(data)]) == 0
-    mine = tmp_path / "mine.db"
-    with ResultStore(mine) as store:
-        store.register_sweep(tiny_sweep())
-        for result in tiny_results:
-            store.add(at_commit(result, "d" * 40), sweep="tiny")
+    data, mine = _archive_and_mine(two_agent_store, tiny_results, tmp_path)
     digest = hashlib.sha256(mine.read_bytes()).hexdigest()
     capsys.readouterr()
     js = tmp_path / "rows.json"
@@ -228,6 +236,35 @@ def test_compare_with_published_baselines_reads_them_in_place(
     assert main(["table", "--store", str(mine)]) == 0  # the store holds one version still
     assert main([*argv[:-2], "--against", str(two_agent_store)]) == 2
     assert "not both" in capsys.readouterr().err
+
+
+def test_baselines_are_the_grid_sweeps_agents_unless_variants_are_asked_for(
+    two_agent_store: Path, tiny_results: list, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A published folder with a ``grid`` sweep (here of ``random`` alone) beside a variant
+    (``etc``): ``compare --baselines`` pairs with the grid's agents, says so, and pairs with
+    every agent with ``--with-variants`` (or with a ``--reference`` that is a variant)."""
+    from bocvs_env.benchmark.store import ResultStore
+
+    with ResultStore(two_agent_store) as archive:
+        archive.register_sweep(tiny_sweep("grid"))
+    data, mine = _archive_and_mine(two_agent_store, tiny_results, tmp_path)
+    argv = ["compare", "--store", str(mine), "--baselines", str(data), "--resamples", "50"]
+
+    def pairs(*more: str) -> set[tuple[str, str]]:
+        js = tmp_path / "rows.json"
+        assert main([*argv, *more, "--json", str(js)]) == 0
+        return {(r["agent"], r["reference"]) for r in json.loads(js.read_text())}
+
+    capsys.readouterr()
+    assert pairs() == {("random", "random@ccccccc")}
+    assert "the agents of each folder's `grid` sweep" in capsys.readouterr().out
+    assert pairs("--with-variants") == {("random", "random@ccccccc"), ("random", "etc@ccccccc")}
+    assert "`grid` sweep" not in capsys.readouterr().out
+    assert pairs("--reference", "etc") == {("random", "etc@ccccccc")}
+    for command in ("compare", "run"):
+        assert main([command, "--store", str(mine), "--with-variants"]) == 2
+        assert "--with-variants goes with --baselines" in capsys.readouterr().err
 
 
 def test_the_takeaway_names_the_lowest_agent_the_gaps_and_verdicts() -> None:

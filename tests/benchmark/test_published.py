@@ -1,11 +1,12 @@
-"""Published runs (:mod:`bocvs_env.benchmark.published`): the reports computed from the
-published folder alone equal the ones computed from the store."""
+"""Published runs (:mod:`bocvs_env.benchmark.publish`, :mod:`bocvs_env.benchmark.published`):
+the reports computed from the published folder alone equal the ones computed from the store."""
 
 from __future__ import annotations
 
 import argparse
 import json
 import subprocess
+import sys
 from dataclasses import replace
 from pathlib import Path
 
@@ -17,16 +18,12 @@ from bench_helpers import at_commit, tiny_sweep
 from bocvs_env.benchmark import paper_claims as claims
 from bocvs_env.benchmark.cli import main
 from bocvs_env.benchmark.compare import compare_runs
-from bocvs_env.benchmark.manifest import seal
-from bocvs_env.benchmark.published import (
-    RUNS_FILE,
-    STEP_COLUMNS,
-    STEPS_FILE,
-    PublishedRuns,
-    publish,
-    restore_store,
-)
+from bocvs_env.benchmark.manifest import RUNS_FILE, STEPS_FILE, seal
+from bocvs_env.benchmark.publish import publish
+from bocvs_env.benchmark.published import PublishedRuns
+from bocvs_env.benchmark.published_schema import STEP_COLUMNS
 from bocvs_env.benchmark.report_options import report_runs
+from bocvs_env.benchmark.restore import restore_store
 from bocvs_env.benchmark.run_sources import open_runs, recorded_sweep
 from bocvs_env.benchmark.runner import RunResult
 from bocvs_env.benchmark.store import ResultStore, StoredRun
@@ -575,7 +572,7 @@ def test_etc_authors_pages_are_recomputed_from_the_published_data(
     grid agents, quoted on docs/agents/etc-text-and-code.md, and (once published) its ablation
     against it."""
     agents = REPO / "docs" / "agents"
-    run = [sys.executable, "benchmarks/paper_claims.py", "--data", "docs/data"]
+    run = [sys.executable, "-m", "bocvs_env.benchmark", "paper-claims", "--data", "docs/data"]
     run += ["--sweep", "etc_authors_grid", "--proposed", "etc-authors", "--time-reference", "etc"]
     run += ["--baselines", "docs/data", "--baseline-sweep", "grid"]
     page = subprocess.run(run, capture_output=True, text=True, cwd=REPO, check=True).stdout
@@ -587,3 +584,18 @@ def test_etc_authors_pages_are_recomputed_from_the_published_data(
         cmd = ["compare", "--data", str(DOCS_DATA), "--sweep", "etc_authors_ablation", *args]
         assert main(cmd) == 0
         assert capsys.readouterr().out == (agents / "etc_authors_ablation.md").read_text()
+
+
+def test_a_publish_removes_what_a_killed_publish_left(
+    two_agent_store: Path, published: Path
+) -> None:
+    """A publish killed outright leaves its temporary folder beside the target; the next
+    publish removes it (its writer's pid is gone) and leaves nothing of its own."""
+    import os
+
+    gone = os.getpid() + 10**6  # beyond pid_max: never a live process
+    left = published.with_name(f".{published.name}.{gone}.abc12345.tmp")
+    left.mkdir()
+    (left / RUNS_FILE).write_bytes(b"partial")
+    assert main(["publish", "--store", str(two_agent_store), "--out", str(published)]) == 0
+    assert sorted(p.name for p in published.parent.iterdir() if p.name.startswith(".")) == []

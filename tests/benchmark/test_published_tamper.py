@@ -22,7 +22,8 @@ from bocvs_env.benchmark.manifest import (
     SWEEPS_FILE,
     seal,
 )
-from bocvs_env.benchmark.published import PublishedRuns, restore_store
+from bocvs_env.benchmark.published import PublishedRuns
+from bocvs_env.benchmark.restore import restore_store
 from bocvs_env.benchmark.store import ResultStore
 
 REPO = Path(__file__).resolve().parents[2]

@@ -12,8 +12,7 @@ import pytest
 from bench_helpers import tamper_published
 
 from bocvs_env.benchmark.cli import main
-from bocvs_env.benchmark.manifest import seal
-from bocvs_env.benchmark.published import STEPS_FILE
+from bocvs_env.benchmark.manifest import STEPS_FILE, seal
 from bocvs_env.benchmark.store import ResultStore, StoredRun
 from bocvs_env.benchmark.verify import Check, first_divergence, select_runs, verdict_agreement
 

@@ -14,7 +14,8 @@ from bench_helpers import at_commit, tiny_sweep
 import bocvs_env
 from bocvs_env.benchmark import versions
 from bocvs_env.benchmark.cli import main
-from bocvs_env.benchmark.published import PublishedRuns, restore_store
+from bocvs_env.benchmark.published import PublishedRuns
+from bocvs_env.benchmark.restore import restore_store
 from bocvs_env.benchmark.runner import RunResult
 from bocvs_env.benchmark.store import ResultStore
 from bocvs_env.benchmark.versions import (
