@@ -13,6 +13,7 @@ from agents import make_agent
 from agents.base import BaseAgent
 from agents.choice import Choice, build_part, part_name
 from agents.config import Rules, as_params
+from agents.policies.cvs import CVSRules, KnownCosts, RunningMeanCosts
 from agents.policies.etc import PRESETS, ETCAgent, FETCRules
 from agents.policies.etc.cost_bounds import BernsteinCostBound, HoeffdingCostBound
 from agents.policies.etc.exploration import BalancedCycles, RoundRobin, SpendBalanced
@@ -49,6 +50,18 @@ def test_a_sweep_files_plain_values_build_the_agent_and_its_params_give_them_bac
     )
     again = make_agent("fetc", **params)
     assert isinstance(again, BaseAgent) and again.params() == params
+
+
+def test_ucb_cvs_cost_source_is_its_class_too() -> None:
+    estimated = CVSRules(cost_source="estimated")
+    assert estimated.cost_source is RunningMeanCosts and isinstance(
+        estimated.parts(), RunningMeanCosts
+    )
+    assert as_params(estimated)["cost_source"] == "estimated"
+    known = CVSRules(cost_source=KnownCosts, costs=(1.0, 2.0))
+    assert known.parts() == KnownCosts((1.0, 2.0)) and as_params(known)["cost_source"] == "true"
+    with pytest.raises(ValueError, match=r"^cost_source must be one of \('true', 'estimated'\)"):
+        CVSRules(cost_source="guessed")
 
 
 def test_every_part_a_choice_offers_names_itself_and_one_name_is_one_part() -> None:
