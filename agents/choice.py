@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import inspect
 from dataclasses import fields
-from typing import Any, Generic, TypeVar, cast, overload
+from typing import Any, Generic, TypeVar, cast
 
 T = TypeVar("T")
 
@@ -60,24 +60,19 @@ class Choice(Generic[T]):
     def __set_name__(self, owner: type, name: str) -> None:
         self.option = name
 
-    @overload
-    def __get__(self, obj: None, objtype: type | None = None) -> type[T]: ...
-    @overload
-    def __get__(self, obj: object, objtype: type | None = None) -> type[T]: ...
     def __get__(self, obj: object | None, objtype: type | None = None) -> type[T]:
+        """The class chosen; on the class itself, the default (the dataclass field's)."""
         if obj is None:
             return self.default
         return cast("type[T]", obj.__dict__.get(self.key, self.default))
 
     def __set__(self, obj: object, value: type[T] | str) -> None:
-        names = tuple(self.by_name)
-        if isinstance(value, str):
-            check_choice(self.option, value, names)
-            value = self.by_name[value]
-        elif value not in self.by_name.values():
-            check_choice(self.option, value, names)
+        part = self.by_name.get(value) if isinstance(value, str) else value
+        if part is None or part not in self.by_name.values():
+            # neither a name nor a class offered: refused, listing the names
+            check_choice(self.option, value, tuple(self.by_name))
         # the rules are frozen: their __setattr__ refuses, object's stores.
-        object.__setattr__(obj, self.key, value)
+        object.__setattr__(obj, self.key, part)
 
     @property
     def key(self) -> str:
