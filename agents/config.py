@@ -25,7 +25,7 @@ from typing import Any, ClassVar, get_args
 import numpy as np
 
 from agents.choice import check_choice, plain_value
-from agents.surrogate import RefitSchedule, SurrogateMode
+from agents.surrogate import GPSurrogate, RefitSchedule, SurrogateMode
 from agents.surrogate.gp import check_refit_factor, check_refit_schedule
 from bocvs_env.checks import (
     check_optional_positive_integers,
@@ -86,6 +86,25 @@ class SurrogateConfig:
         if self.lengthscale is not None:
             check_positive_finite(lengthscale=self.lengthscale)
         check_refit_factor(self.refit_factor)
+
+    def surrogate(
+        self, dim: int, lengthscale: float, computation: Computation, seed: int
+    ) -> GPSurrogate:
+        """The GP these options describe on ``dim`` inputs, with ``lengthscale`` for the
+        fixed mode's (resolved: not ``None``) and the refits of ``computation``; ``seed``
+        seeds its fits."""
+        return GPSurrogate(
+            dim,
+            mode=self.surrogate_mode,
+            lengthscale=lengthscale,
+            noise=self.noise,
+            outputscale=self.outputscale,
+            refit_every=self.refit_every,
+            refit_schedule=computation.refit_schedule,
+            refit_factor=self.refit_factor,
+            seed=seed,
+            refit_maxiter=computation.refit_maxiter,
+        )
 
 
 @dataclass(frozen=True)

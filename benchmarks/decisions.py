@@ -5,7 +5,7 @@ For ``hartmann6_12d`` (cheap costs, variance 0.02) it builds one seeded data set
 environment (uniform random sets and queries) and, for each ``n`` of ``--sizes``, times on its
 first ``n`` observations:
 
-- ``reference``: the reference-style decision of ``benchmarks/reference.py`` (a GP factorized
+- ``reference``: the reference-style decision of :mod:`bocvs_env.benchmark.reference_decision` (a GP factorized
   from scratch, 1,024 i.i.d. samples, random search and L-BFGS-B on finite differences), UCB
   over all 7 sets, GP fit included;
 - ``ucb-psq``: UCB-PSQ's decision through the agent's own surrogate and acquisition
@@ -84,7 +84,7 @@ def _task_and_data(data: str, n: int) -> tuple[Any, np.ndarray, np.ndarray]:
 
 
 def _reference_repeat(task: Any, X: np.ndarray, y: np.ndarray, seed: int) -> dict[str, Any]:
-    from reference import ReferenceGP, reference_decision
+    from bocvs_env.benchmark.reference_decision import ReferenceGP, reference_decision
 
     t0 = time.perf_counter()
     gp = ReferenceGP.fit(X, y)
@@ -163,7 +163,7 @@ def _worker_decisions(args: argparse.Namespace) -> dict[str, Any]:
 
 def _worker_quality(args: argparse.Namespace) -> dict[str, Any]:
     """Common ``E[bound]`` of the points in ``args.points`` (a JSON list of [bound, set, x])."""
-    from reference import ReferenceGP, common_expected_bound
+    from bocvs_env.benchmark.reference_decision import ReferenceGP, common_expected_bound
 
     task, X, y = _task_and_data(args.data, args.n)
     gp = ReferenceGP.fit(X, y)

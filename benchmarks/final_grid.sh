@@ -16,7 +16,7 @@
 set -euo pipefail
 main=$(cd "$(dirname "$0")/.." && pwd)
 commit=552ba3d
-pinned=$main/benchmarks/results/grid_552ba3d
+pinned=$main/benchmarks/results/archive_environment
 mode=${1:?"usage: final_grid.sh setup|run|publish WORK [DATA]"}
 work=${2:?"usage: final_grid.sh setup|run|publish WORK [DATA]"}
 store=$work/store/bocvs.db

@@ -44,6 +44,33 @@ def optimistic_mean_costs(
     return np.where(np.isnan(means), float(fill), means)
 
 
+def optimistic_cost_bounds(draws: Sequence[Sequence[float]], z: float = 2.0) -> np.ndarray:
+    """Optimistic lower estimates of each set's mean cost, ``(m,)`` (cost units).
+
+    A set played ``n`` times gets ``max(c_hat - z s / sqrt(n), 0)``, ``s`` the sample standard
+    deviation of its draws (0 for one draw): a normal-approximation lower confidence bound of
+    its mean. A set never played gets 0, the least a cost can be (optimism in the face of an
+    unknown cost, as Algorithm 1 of Hoang, Nguyen & Tran treats an unplayed set), so that an
+    agent that prices plays by these bounds tries every set before it trusts the costs seen.
+
+    Args:
+        draws: per set, the cost draws seen so far (cost units, > 0).
+        z: the width of the bound in standard errors (``>= 0``; 0 gives the running means).
+    """
+    if not (math.isfinite(z) and z >= 0):
+        raise ValueError(f"z must be >= 0 and finite, got {z!r}")
+    out = np.zeros(len(draws))
+    for i, d in enumerate(draws):
+        if not len(d):
+            continue
+        x = np.asarray(d, np.float64)
+        if np.any(x <= 0):
+            raise ValueError("observed costs must be positive")
+        width = z * float(np.std(x, ddof=1)) / math.sqrt(x.size) if x.size >= 2 else 0.0
+        out[i] = max(float(x.mean()) - width, 0.0)
+    return out
+
+
 def bernstein_width(draws: Sequence[float], log_term: float, cost_range: float | None) -> float:
     """Half-width of the empirical-Bernstein interval of one set's mean cost (cost units).
 

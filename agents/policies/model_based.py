@@ -94,18 +94,7 @@ class ModelBasedAgent(BaseAgent):
 
     def start(self) -> None:
         model_seed = int(self.rng.integers(2**31 - 1))
-        self.surrogate = GPSurrogate(
-            self.task.dim,
-            mode=self.surrogate_options.surrogate_mode,
-            lengthscale=self.resolved_lengthscale(),
-            noise=self.surrogate_options.noise,
-            outputscale=self.surrogate_options.outputscale,
-            refit_every=self.surrogate_options.refit_every,
-            refit_schedule=self.computation.refit_schedule,
-            refit_factor=self.surrogate_options.refit_factor,
-            seed=model_seed,
-            refit_maxiter=self.computation.refit_maxiter,
-        )
+        self.surrogate = self.make_surrogate(model_seed)
         self.acquisition = ExpectedAcquisition(
             self.task,
             n_samples=self.acquisition_options.n_samples,
@@ -122,6 +111,12 @@ class ModelBasedAgent(BaseAgent):
         self._stride = 1
         self._held: tuple[int, np.ndarray, float] | None = None  # set, query, spent before
         self._refit()
+
+    def make_surrogate(self, seed: int) -> GPSurrogate:
+        """This episode's surrogate, ``seed`` seeding its fits: the surrogate options' (a
+        policy with a model of its own overrides it)."""
+        options, lengthscale = self.surrogate_options, self.resolved_lengthscale()
+        return options.surrogate(self.task.dim, lengthscale, self.computation, seed)
 
     def act(self, observation: Observation) -> Action:
         """The held decision's action while ``hold`` allows it, else a new :meth:`decide`."""
@@ -170,8 +165,13 @@ class ModelBasedAgent(BaseAgent):
         info: dict[str, Any],
     ) -> None:
         super().observe(action, observation, reward, terminated, truncated, info)
-        if info.get("evaluated", False) and not (terminated or truncated):
+        if info.get("evaluated", False) and not (terminated or truncated) and self.refit_due():
             self._refit()
+
+    def refit_due(self) -> bool:
+        """The refit hook: whether the evaluated play just recorded updates the surrogate
+        (always, here; a policy whose model stops learning overrides it)."""
+        return True
 
     def set_maxima(
         self,

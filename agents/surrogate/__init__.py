@@ -5,7 +5,7 @@ mean embedding. The GP algebra itself is :mod:`bocvs_env.gp_algebra`."""
 import warnings
 from typing import Any
 
-from agents.surrogate.gp import GPSurrogate, RefitSchedule, SurrogateMode
+from agents.surrogate.gp import GPMode, GPSurrogate, RefitSchedule, SurrogateMode
 from agents.surrogate.paths import PathSampleMean, SamplePath
 from agents.surrogate.posterior import CROSS_BLOCK_ELEMENTS, MIN_VARIANCE, FactorizedPosterior
 
@@ -13,6 +13,7 @@ __all__ = [
     "CROSS_BLOCK_ELEMENTS",
     "MIN_VARIANCE",
     "FactorizedPosterior",
+    "GPMode",
     "GPSurrogate",
     "PathSampleMean",
     "RefitSchedule",

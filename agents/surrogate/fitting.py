@@ -5,7 +5,7 @@ from __future__ import annotations
 import torch
 from torch import Tensor
 
-from bocvs_env.checks import check_optional_positive_integers
+from bocvs_env.checks import check_optional_positive_integers, check_positive_finite, integer
 from bocvs_env.gp_algebra import Hyperparameters, hyperparameters_of
 
 #: The modules of a ``SingleTaskGP`` that hold its hyperparameters (and their priors); a warm
@@ -94,4 +94,100 @@ class MAPFitter:
             name: {k: v.clone() for k, v in getattr(model, name).state_dict().items()}
             for name in HYPERPARAMETER_MODULES
         }
+        return hyperparameters_of(model)
+
+
+#: The data size up to which GPyTorch computes the restarted fit's likelihood exactly (its
+#: ``max_cholesky_size``): every size an episode reaches.
+EXACT_UP_TO = 2**31 - 1
+
+
+class RestartedAdamFitter:
+    """A fixed number of Adam steps on the exact marginal likelihood, from the same start at
+    every fit: the hyperparameter fit of Hoang, Nguyen & Tran's released code for ETC (AAAI
+    2025; docs/agents/etc-text-and-code.md, row 14), in which nothing carries over between
+    fits.
+
+    The model is a GPyTorch exact GP (BoTorch's ``SingleTaskGP`` with its modules given): a
+    ``ScaleKernel`` over an ARD ``RBFKernel`` with lengthscales constrained to
+    ``lengthscale_bounds``, a ``ConstantMean``, GPyTorch's ``GaussianLikelihood`` (noise at
+    least ``1e-4``) and raw outputs (no outcome transform). Every parameter is trained, as
+    the raw parameters GPyTorch optimizes, with ``torch.optim.Adam`` at learning rate ``lr``.
+    A noise started at GPyTorch's floor of ``1e-4`` has a raw value of ``-inf`` and a zero
+    gradient there, so it stays at ``1e-4``. The likelihood is always computed through a
+    Cholesky factor (GPyTorch's iterative solvers, random above 800 points by default, are
+    turned off: :data:`EXACT_UP_TO`), so a fit depends on its data alone.
+
+    Args:
+        steps: the Adam steps of a fit (0 returns the start).
+        lr: Adam's learning rate.
+        lengthscale_bounds: the interval the lengthscales are constrained to.
+    """
+
+    def __init__(
+        self,
+        steps: int = 10,
+        lr: float = 0.1,
+        lengthscale_bounds: tuple[float, float] = (1e-2, 1e4),
+    ) -> None:
+        integer(steps, "steps", minimum=0)
+        check_positive_finite(lr=lr)
+        self.steps = steps
+        self.lr = float(lr)
+        self.lengthscale_bounds = lengthscale_bounds
+        #: The number of fits done, and of failed ones (after which the start is kept; the
+        #: last error is in ``last_error``).
+        self.n_refits = 0
+        self.n_failed_refits = 0
+        self.last_error: str | None = None
+
+    def fit(self, X: Tensor, y: Tensor, start: Hyperparameters) -> Hyperparameters:
+        """The hyperparameters after :attr:`steps` Adam steps from ``start`` (raw outputs:
+        its ``y_shift`` and ``y_scale`` are ignored) on ``n x d`` inputs and ``n`` outputs;
+        ``start`` if a step fails (a failed fit must not end a run)."""
+        import gpytorch
+        from botorch import settings as botorch_settings
+        from botorch.models import SingleTaskGP
+        from gpytorch.constraints import Interval
+        from gpytorch.kernels import RBFKernel, ScaleKernel
+        from gpytorch.likelihoods import GaussianLikelihood
+        from gpytorch.means import ConstantMean
+        from gpytorch.mlls import ExactMarginalLogLikelihood
+        from linear_operator.utils.errors import NotPSDError
+
+        dim = X.shape[-1]
+        base = RBFKernel(
+            ard_num_dims=dim, lengthscale_constraint=Interval(*self.lengthscale_bounds)
+        )
+        kernel = ScaleKernel(base)
+        likelihood = GaussianLikelihood()
+        mean = ConstantMean()
+        with botorch_settings.validate_input_scaling(False):
+            model = SingleTaskGP(
+                X,
+                y.unsqueeze(-1),
+                likelihood=likelihood,
+                covar_module=kernel,
+                mean_module=mean,
+                outcome_transform=None,
+            )
+        base.lengthscale = start.lengthscale.reshape(1, -1).expand(1, dim)
+        kernel.outputscale = start.outputscale
+        likelihood.noise = start.noise
+        mean.constant = start.mean
+        mll = ExactMarginalLogLikelihood(likelihood, model)
+        model.train()
+        optimizer = torch.optim.Adam(model.parameters(), lr=self.lr)
+        try:
+            with gpytorch.settings.max_cholesky_size(EXACT_UP_TO):
+                for _ in range(self.steps):
+                    optimizer.zero_grad()
+                    loss = -mll(model(*model.train_inputs), model.train_targets)
+                    loss.backward()
+                    optimizer.step()
+        except (NotPSDError, torch.linalg.LinAlgError) as err:
+            self.n_failed_refits += 1
+            self.last_error = f"{type(err).__name__}: {err}"
+            return start
+        self.n_refits += 1
         return hyperparameters_of(model)

@@ -1,6 +1,6 @@
 """The exact Gaussian-process surrogate shared by every model-based agent.
 
-One GP class, two hyperparameter modes:
+One GP class, three hyperparameter modes:
 
 - ``"fixed"``: the reference implementations' model (Tay et al. 2023; Hayashi et al. 2022): a
   squared-exponential (RBF) kernel with one given lengthscale for every dimension, unit output
@@ -11,8 +11,12 @@ One GP class, two hyperparameter modes:
   hyperparameters and standardization are refit by maximum a posteriori on a schedule (every
   ``refit_every`` new points, or as the data grows geometrically: ``refit_schedule``) and kept
   fixed in between.
+- ``"restarted"``: the fixed mode's hyperparameters as a start, from which :meth:`GPSurrogate.tune`
+  takes ``tune_steps`` Adam steps on all the data whenever the agent asks
+  (:class:`~agents.surrogate.fitting.RestartedAdamFitter`; the released code of Hoang, Nguyen &
+  Tran's ETC, AAAI 2025); :meth:`GPSurrogate.fit` keeps the hyperparameters of the last tune.
 
-In both modes the posterior itself is computed here, in float64 torch, from a cached Cholesky
+In every mode the posterior itself is computed here, in float64 torch, from a cached Cholesky
 factor of ``K + noise I``. When :meth:`GPSurrogate.fit` receives the previous data with rows
 appended (the usual case: agents refit on all data every round) and the hyperparameters have not
 changed, the factor is *extended* by a block update in ``O(n^2 k)`` for ``k`` new rows instead of
@@ -38,7 +42,7 @@ from torch import Tensor
 
 from agents.surrogate.embedding import kernel_mean_embedding
 from agents.surrogate.factor import GrowingCholesky
-from agents.surrogate.fitting import MAPFitter, initial_hyperparameters
+from agents.surrogate.fitting import MAPFitter, RestartedAdamFitter, initial_hyperparameters
 from agents.surrogate.paths import SamplePath, draw_sample_paths
 from agents.surrogate.posterior import FactorizedPosterior
 from bocvs_env.checks import check_positive_finite, check_positive_integers, real
@@ -47,6 +51,9 @@ from bocvs_env.problems.distributions import InputDistribution
 
 #: How the GP's hyperparameters are set: the reference codes' (``"fixed"``) or fitted by MAP.
 SurrogateMode = Literal["fixed", "fitted"]
+#: The modes of :class:`GPSurrogate`: an agent's options' (:data:`SurrogateMode`) and
+#: ``"restarted"``, a policy's own (ETC as its authors' code runs it).
+GPMode = Literal["fixed", "fitted", "restarted"]
 RefitSchedule = Literal["every", "geometric"]
 
 
@@ -69,11 +76,13 @@ class GPSurrogate(FactorizedPosterior):
 
     Args:
         dim: the input dimension ``d``; inputs live in ``[0, 1]^d``.
-        mode: ``"fixed"`` (the references' hyperparameters) or ``"fitted"`` (BoTorch's
-            ``SingleTaskGP`` fitted by MAP, outputs standardized).
-        lengthscale: the fixed mode's lengthscale (every dimension).
-        noise: the fixed mode's noise variance.
-        outputscale: the fixed mode's output scale (prior variance).
+        mode: ``"fixed"`` (the references' hyperparameters), ``"fitted"`` (BoTorch's
+            ``SingleTaskGP`` fitted by MAP, outputs standardized) or ``"restarted"`` (the fixed
+            mode's hyperparameters, tuned from there on request: :meth:`tune`).
+        lengthscale: the fixed and restarted modes' lengthscale (every dimension; the
+            restarted mode's start).
+        noise: the fixed and restarted modes' noise variance.
+        outputscale: the fixed and restarted modes' output scale (prior variance).
         refit_every: the fitted mode refits its hyperparameters once this many points have been
             added since the last fit (and on the first fit with at least two points).
         refit_schedule: ``"every"`` (the default: every ``refit_every`` points) or
@@ -90,6 +99,8 @@ class GPSurrogate(FactorizedPosterior):
             grew, so the fit starts near its optimum), not from BoTorch's initial values.
         refit_maxiter: the most L-BFGS-B iterations of a warm-started refit (``None``: to
             convergence); see :class:`~agents.surrogate.fitting.MAPFitter`.
+        tune_steps: the restarted mode's Adam steps per :meth:`tune`.
+        tune_lr: the restarted mode's Adam learning rate.
 
     The defaults here are the exact computations (and the reference codes' fixed mode). The
     agents pass every option explicitly, with defaults of their own: the fast options
@@ -100,7 +111,7 @@ class GPSurrogate(FactorizedPosterior):
     def __init__(
         self,
         dim: int,
-        mode: SurrogateMode = "fixed",
+        mode: GPMode = "fixed",
         lengthscale: float = 0.1,
         noise: float = 1e-4,
         outputscale: float = 1.0,
@@ -111,9 +122,11 @@ class GPSurrogate(FactorizedPosterior):
         n_features: int = 1024,
         warm_start: bool = True,
         refit_maxiter: int | None = None,
+        tune_steps: int = 10,
+        tune_lr: float = 0.1,
     ) -> None:
-        if mode not in get_args(SurrogateMode):
-            raise ValueError(f"mode must be 'fixed' or 'fitted', got {mode!r}")
+        if mode not in get_args(GPMode):
+            raise ValueError(f"mode must be one of {get_args(GPMode)}, got {mode!r}")
         check_positive_integers(dim=dim, refit_every=refit_every, n_features=n_features)
         check_positive_finite(lengthscale=lengthscale, noise=noise, outputscale=outputscale)
         check_refit_schedule(refit_schedule)
@@ -126,13 +139,20 @@ class GPSurrogate(FactorizedPosterior):
         self.seed = seed
         self.n_features = n_features
         self.warm_start = warm_start
-        if mode == "fixed":
+        if mode == "fitted":
+            self.hyper = initial_hyperparameters(dim)
+        else:
             ls = torch.full((dim,), float(lengthscale), dtype=torch.float64)
             self.hyper = Hyperparameters(ls, float(outputscale), float(noise))
-        else:
-            self.hyper = initial_hyperparameters(dim)
-        #: The hyperparameter fits (fitted mode): counts of fits done and failed, last error.
-        self.fitter = MAPFitter(seed, warm_start, refit_maxiter)
+        #: The hyperparameters a restarted mode's :meth:`tune` starts from.
+        self.start_hyper = self.hyper
+        #: The hyperparameter fits (fitted and restarted modes): counts of fits done and
+        #: failed, last error.
+        self.fitter: MAPFitter | RestartedAdamFitter = (
+            RestartedAdamFitter(tune_steps, tune_lr)
+            if mode == "restarted"
+            else MAPFitter(seed, warm_start, refit_maxiter)
+        )
         #: Incremented by every :meth:`fit`, so that callers can cache what depends on the data.
         self.version = 0
         self._n_at_refit = 0
@@ -194,6 +214,18 @@ class GPSurrogate(FactorizedPosterior):
         self._y = yt.clone()
         self._alpha = posterior_weights(self.factor.L, yt, self.hyper)
 
+    def tune(self) -> None:
+        """Restarted mode: set the hyperparameters to the fitter's, from :attr:`start_hyper`
+        on the data conditioned on (nothing carried over from an earlier tune), and condition
+        on that data again under them (``O(n^3)``)."""
+        if self.mode != "restarted":
+            raise ValueError(f"only a restarted surrogate is tuned on request, not {self.mode!r}")
+        X, y = self.factor.X, self._y
+        self.hyper = self.fitter.fit(X, y, self.start_hyper)
+        self.version += 1
+        self._factorize(X, False, 0)
+        self._alpha = posterior_weights(self.factor.L, y, self.hyper)
+
     def _checked_data(self, X: np.ndarray, y: np.ndarray) -> tuple[Tensor, Tensor]:
         """``X`` (``n x d``) and ``y`` (``n``) as float64 tensors; ValueError for a wrong shape
         or a value that is not finite."""
@@ -222,6 +254,7 @@ class GPSurrogate(FactorizedPosterior):
         self, X: Tensor, y: Tensor, appended: bool, thinned: bool = False
     ) -> bool:
         """Refit (fitted mode) when due; returns whether the factor may still be extended."""
+        assert isinstance(self.fitter, MAPFitter)
         n = X.shape[0]
         restart = not (appended or thinned)
         if restart:

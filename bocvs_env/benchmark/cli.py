@@ -59,6 +59,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from bocvs_env.benchmark import report_commands
 from bocvs_env.benchmark.agent_check import CHECK_TIMEOUT
 from bocvs_env.benchmark.config import (
     MAX_SEEDS,
@@ -838,6 +839,7 @@ def build_parser() -> argparse.ArgumentParser:
     add_allow_options(verify)
     verify.set_defaults(func=_cmd_verify, store=DEFAULT_STORE)
     add_experiment_command(sub)
+    report_commands.add_commands(sub)  # paper-claims, bar, cost
     return parser
 
 

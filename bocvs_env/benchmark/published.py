@@ -148,7 +148,7 @@ store and without rerunning. Written by `bocvs publish`; read by every report co
 ```bash
 bocvs table   --data docs/data --sweep grid
 bocvs compare --data docs/data --sweep grid --agent etc
-python benchmarks/paper_claims.py --data docs/data --sweep grid
+bocvs paper-claims --data docs/data --sweep grid
 ```
 
 or with pandas: `pd.read_parquet("docs/data/runs.parquet")`. Every step of every run is kept

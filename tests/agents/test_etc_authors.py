@@ -11,6 +11,7 @@ from typing import Any
 import gymnasium as gym
 import numpy as np
 import pytest
+import torch
 
 from agents.policies.etc import PRESETS, AuthorsRules, ETCAgent
 from agents.policies.etc.authors import (
@@ -27,6 +28,7 @@ from agents.policies.etc.state import ETCState, Round
 from agents.policies.etc.tolerances import RelativeTolerance
 from agents.policies.etc.value_bounds import IntersectedBounds
 from bocvs_env.env import BOCVSEnv
+from bocvs_env.evaluation import public_info
 from tests.agents.test_agents import FAST, play
 
 #: The grid's cheap mean costs, three sets at each of the two lower levels and the full set.
@@ -140,7 +142,7 @@ def hartmann3(budget: float) -> BOCVSEnv:
 
 
 def test_etc_authors_explores_by_budget_then_commits_on_hartmann3() -> None:
-    agent = PRESETS["etc-authors"](**FAST)
+    agent = PRESETS["etc-authors"](**FAST, model="text")
     assert isinstance(agent, ETCAgent) and agent.name == "etc-authors"
     env = hartmann3(budget=3.0)
     actions = play(env, agent, seed=0)
@@ -158,8 +160,9 @@ def test_the_late_phase_draws_every_set_at_random_from_a_round_on_and_repeats_by
     late = LateRandomPhase(after_round=450, beta=2.0)
     before, at = observed([448, 0, 0], CHEAP[:3]), observed([449, 0, 0], CHEAP[:3])
     assert not late.active(before) and late.active(at)
-    assert not late.frozen(False, observed([447, 0, 0], CHEAP[:3]))
-    assert late.frozen(False, before) and not late.frozen(True, before)
+    # the play of round 449 just recorded freezes the model, that of round 448 does not
+    assert not late.frozen(False, before)
+    assert late.frozen(False, at) and not late.frozen(True, at)
     model = BoundsModel(lower=[0.0] * 3, upper=[1.0, 2.0, 3.0])
     round = Round(ETCState(ucb_bar=np.full(3, np.inf)), at, model)  # type: ignore[arg-type]
 
@@ -175,11 +178,11 @@ def test_the_late_phase_draws_every_set_at_random_from_a_round_on_and_repeats_by
 
 def test_from_the_late_round_the_model_stops_growing_and_sets_are_random() -> None:
     env = hartmann3(budget=4.0)
-    first = PRESETS["etc-authors"](**FAST)
+    first = PRESETS["etc-authors"](**FAST, model="text")
     play(env, first, seed=0)
     explored = sum(e["phase"] == "explore" for e in first.diagnostics())
     after = explored + 3
-    agent = PRESETS["etc-authors"](**FAST, late_round=after)
+    agent = PRESETS["etc-authors"](**FAST, model="text", late_round=after)
     actions = play(env, agent, seed=0)
     log = agent.diagnostics()
     assert [e["phase"] for e in log[explored : after - 1]] == ["exploit", "exploit"]
@@ -188,3 +191,33 @@ def test_from_the_late_round_the_model_stops_growing_and_sets_are_random() -> No
     initial = len(agent.y) - int(agent.plays.sum())
     assert agent.surrogate.n_train == initial + after - 2  # the data up to round after - 2
     assert len(actions) > after + 3  # the late phase played several rounds
+
+
+def test_the_authors_model_is_tuned_from_its_start_in_exploitation_only() -> None:
+    env = hartmann3(budget=6.0)
+    agent = PRESETS["etc-authors"](**FAST, late_round=24)
+    obs, info = env.reset(seed=0)
+    agent.reset(env.task, obs, public_info(info), seed=0)
+    start = agent.surrogate.start_hyper
+    assert agent.surrogate.mode == "restarted" and float(start.lengthscale[0]) == 0.2
+    assert (start.outputscale, start.noise, start.mean, start.y_scale) == (1.0, 1e-4, 0.0, 1.0)
+    tunes, terminated, truncated = [], False, False
+    while not (terminated or truncated):
+        before = agent.surrogate.fitter.n_refits
+        action = agent.act(obs)
+        phase = agent.diagnostics()[-1]["phase"]
+        tunes.append((phase, agent.surrogate.fitter.n_refits - before))
+        if phase == "explore":
+            assert agent.surrogate.hyper is start  # never tuned in exploration
+        obs, reward, terminated, truncated, info = env.step(action)
+        agent.observe(action, obs, float(reward), terminated, truncated, public_info(info))
+    phases = [p for p, _ in tunes]
+    assert {"explore", "exploit", "late"} <= set(phases)
+    assert all(n == (p == "exploit") for p, n in tunes)  # one tune per exploitation decision
+    assert not torch.equal(agent.surrogate.hyper.lengthscale, start.lengthscale)
+    # the late phase plays on the model tuned for round 23, on the data up to round 22
+    assert agent.surrogate.n_train == len(agent.y) - int(agent.plays.sum()) + 22
+    # undone alone: the surrogate options' model, fitted by MAP
+    text = PRESETS["etc-authors"](**FAST, model="text")
+    play(env, text, seed=0)
+    assert text.surrogate.mode == "fitted" and text.parts.model is None

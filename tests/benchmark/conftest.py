@@ -1,15 +1,9 @@
-"""Fixtures of the benchmark tests: a tiny sweep's results and stores holding them.
-
-The modules beside the benchmark scripts (``benchmarks/claims.py``, ``cost_estimate.py``,
-``reference.py``) are imported as the scripts import them, as top-level modules: their folder
-joins ``sys.path`` here, before the test modules are imported (mypy finds them through its
-``mypy_path``)."""
+"""Fixtures of the benchmark tests: a tiny sweep's results and stores holding them."""
 
 from __future__ import annotations
 
 import os
 import subprocess
-import sys
 from collections.abc import Callable, Iterator
 from dataclasses import replace
 from pathlib import Path
@@ -20,8 +14,6 @@ from bench_helpers import at_commit, run_in_process, tiny_sweep
 from bocvs_env.benchmark.cli import main
 from bocvs_env.benchmark.runner import RunResult
 from bocvs_env.benchmark.store import ResultStore, StoredRun
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))
 
 
 @pytest.fixture(scope="session")

@@ -4,17 +4,17 @@ published folder alone equal the ones computed from the store."""
 from __future__ import annotations
 
 import argparse
+import json
 import subprocess
-import sys
 from dataclasses import replace
 from pathlib import Path
 
-import claims
 import numpy as np
 import pandas as pd
 import pytest
 from bench_helpers import at_commit, tiny_sweep
 
+from bocvs_env.benchmark import paper_claims as claims
 from bocvs_env.benchmark.cli import main
 from bocvs_env.benchmark.compare import compare_runs
 from bocvs_env.benchmark.manifest import seal
@@ -26,7 +26,7 @@ from bocvs_env.benchmark.published import (
     publish,
     restore_store,
 )
-from bocvs_env.benchmark.report_scripts import script_runs
+from bocvs_env.benchmark.report_options import report_runs
 from bocvs_env.benchmark.run_sources import open_runs, recorded_sweep
 from bocvs_env.benchmark.runner import RunResult
 from bocvs_env.benchmark.store import ResultStore, StoredRun
@@ -219,10 +219,10 @@ def test_a_folder_holds_sweeps_of_several_versions_each_of_one(
     assert len(err.splitlines()) == 1 and not (tmp_path / "two").exists()
 
 
-def test_scripts_select_a_sweeps_runs_by_seed_and_problem(
+def test_report_commands_select_a_sweeps_runs_by_seed_and_problem(
     two_agent_store: Path, published: Path
 ) -> None:
-    """A report script reads the runs of ``--sweep`` (also those another sweep recorded), of
+    """A report command reads the runs of ``--sweep`` (also those another sweep recorded), of
     the seeds and problems it is given, from a store or a published folder alike."""
     with ResultStore(two_agent_store) as store:
         store.register_sweep(tiny_sweep(name="again"))  # the same two runs as 'tiny'
@@ -230,29 +230,29 @@ def test_scripts_select_a_sweeps_runs_by_seed_and_problem(
         args = argparse.Namespace(store=None, data=None, allow_mixed_versions=False)
         setattr(args, option, path)
         args.sweep = "tiny"
-        every = script_runs(args)
+        every = report_runs(args)
         assert sorted((r.config.agent, r.config.seed) for r in every) == [
             ("random", 0),
             ("random", 1),
         ]
-        assert [r.config.seed for r in script_runs(args, seeds=[1])] == [1]
-        assert len(script_runs(args, problems=["hartmann3"])) == 2
+        assert [r.config.seed for r in report_runs(args, seeds=[1])] == [1]
+        assert len(report_runs(args, problems=["hartmann3"])) == 2
         with pytest.raises(ValueError, match=r"sweep 'tiny' has no seeds \[7\]; it has \[0, 1\]"):
-            script_runs(args, seeds=[1, 7])
+            report_runs(args, seeds=[1, 7])
         with pytest.raises(ValueError, match="sweep 'tiny' has no problems \\['plant'\\]"):
-            script_runs(args, problems=["plant"])
+            report_runs(args, problems=["plant"])
         args.sweep = "nope"
         with pytest.raises(ValueError, match=r"no sweep 'nope' in .*; it has \[.*'tiny'\]"):
-            script_runs(args)
+            report_runs(args)
     args = argparse.Namespace(store=two_agent_store, data=None, sweep="again")
     args.allow_mixed_versions = False
-    assert [r.key for r in script_runs(args)] == [r.key for r in every]
+    assert [r.key for r in report_runs(args)] == [r.key for r in every]
     with ResultStore(two_agent_store) as store:  # seed 0 alone: seed 1 is another sweep's
         store.register_sweep(tiny_sweep(name="first", seeds=1))
     args.sweep = "first"
-    assert [r.config.seed for r in script_runs(args)] == [0]
+    assert [r.config.seed for r in report_runs(args)] == [0]
     with pytest.raises(ValueError, match=r"sweep 'first' has no seeds \[1\]"):
-        script_runs(args, seeds=[1])
+        report_runs(args, seeds=[1])
 
 
 def test_docs_script_reads_a_relative_folder_from_where_it_is_run(tmp_path: Path) -> None:
@@ -365,7 +365,7 @@ def summary_of(page: str) -> str:
     not (DOCS_DATA / RUNS_FILE).is_file(), reason="docs/data holds no published runs"
 )
 def test_docs_pages_are_recomputed_from_the_published_data(
-    capsys: pytest.CaptureFixture[str],
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     assert main(["table", "--data", str(DOCS_DATA), "--sweep", "grid"]) == 0
     assert capsys.readouterr().out == (REPO / "docs" / "paper" / "tables.md").read_text()
@@ -375,10 +375,11 @@ def test_docs_pages_are_recomputed_from_the_published_data(
     assert paper_page == (REPO / "docs" / "paper" / "claims.md").read_text()
     fetc_page = claims.claims_markdown(runs, proposed="fetc", time_reference="etc")
     assert fetc_page == (REPO / "docs" / "agents" / "fetc_claims.md").read_text()
-    cost = [sys.executable, "benchmarks/paper_cost.py", "--data", "docs/data", "--sweep", "grid"]
-    cost += ["--reference", "benchmarks/results/decisions.json"]  # as benchmarks/docs.sh
-    done = subprocess.run(cost, capture_output=True, text=True, cwd=REPO, check=True)
-    assert done.stdout == (REPO / "docs" / "paper" / "cost.md").read_text()
+    capsys.readouterr()
+    monkeypatch.chdir(REPO)  # the page names the folder as benchmarks/docs.sh does
+    cost = ["cost", "--data", "docs/data", "--sweep", "grid"]
+    assert main([*cost, "--reference", str(REPO / "benchmarks/results/decisions.json")]) == 0
+    assert capsys.readouterr().out == (REPO / "docs" / "paper" / "cost.md").read_text()
     results = (REPO / "docs" / "results.md").read_text()
     for page in (paper_page, fetc_page):  # the results page quotes the tallies over panels
         assert summary_of(page) in results
@@ -396,14 +397,13 @@ def test_docs_pages_are_recomputed_from_the_published_data(
         assert claims.claims_markdown(runs) == (extras / "claims.md").read_text()
         fetc_page = claims.claims_markdown(runs, proposed="fetc", time_reference="etc")
         assert fetc_page == (extras / "fetc_claims.md").read_text()
-    getc = [sys.executable, "benchmarks/paper_claims.py", "--data", "docs/data"]
-    getc += ["--sweep", "getc_grid", "--proposed", "getc", "--time-reference", "etc"]
-    getc += ["--baselines", "docs/data", "--baseline-sweep", "grid"]  # as benchmarks/docs.sh
-    getc_page = subprocess.run(getc, capture_output=True, text=True, cwd=REPO, check=True).stdout
+    getc = ["paper-claims", "--data", str(DOCS_DATA), "--sweep", "getc_grid", "--proposed"]
+    getc += ["getc", "--time-reference", "etc", "--baselines", str(DOCS_DATA)]
+    assert main([*getc, "--baseline-sweep", "grid"]) == 0  # as benchmarks/docs.sh
+    getc_page = capsys.readouterr().out
     assert getc_page == (REPO / "docs" / "agents" / "getc_claims.md").read_text()
     assert summary_of(getc_page) in results
-    bar = [sys.executable, "benchmarks/best_agent_bar.py", "--data", "docs/data", "--agent", "getc"]
-    bar += ["--baselines", "docs/data"]  # as benchmarks/docs.sh
+    bar = ["bar", "--data", str(DOCS_DATA), "--agent", "getc", "--baselines", str(DOCS_DATA)]
     grid_bar = ["--sweep", "getc_grid", "--baseline-sweep", "grid"]
     pages = {"agents/getc_bar.md": grid_bar}
     for extra in ("levy6", "hartmann6_expensive", "hartmann6_variance08"):
@@ -411,9 +411,10 @@ def test_docs_pages_are_recomputed_from_the_published_data(
             *("--sweep", f"getc_{extra}", "--baseline-sweep", f"grid_{extra}", "--extras")
         ]
     for page, args in pages.items():
-        done = subprocess.run([*bar, *args], capture_output=True, text=True, cwd=REPO, check=True)
-        assert done.stdout == (REPO / "docs" / page).read_text(), page
-        verdicts = [line for line in done.stdout.splitlines() if line.startswith("- ")]
+        assert main([*bar, *args]) == 0
+        out = capsys.readouterr().out
+        assert out == (REPO / "docs" / page).read_text(), page
+        verdicts = [line for line in out.splitlines() if line.startswith("- ")]
         assert verdicts and all(line in results for line in verdicts)  # quoted as they are
     for page, args in (
         ("fetc_ablation.md", ["--reference", "etc", "--metrics", "final", "area"]),
@@ -544,3 +545,45 @@ def test_the_leaderboard_ranks_the_user_agents_with_the_baselines(
     assert out.startswith("# Leaderboard\n\nYour runs: ddddddd (")
     assert "## Group 1: 3 agents on 1 panel\n" in out and "| random@ccccccc |" in out
     assert "Best baseline: " in out and "Best baseline: random |" not in out
+
+
+@pytest.mark.skipif(
+    not (DOCS_DATA / RUNS_FILE).is_file(), reason="docs/data holds no published runs"
+)
+def test_the_text_and_code_page_quotes_etcs_claims() -> None:
+    """docs/agents/etc-text-and-code.md quotes ETC's claims over all panels as the paper's
+    claims page states them (itself recomputed from docs/data by the test above)."""
+    paper = (REPO / "docs" / "paper" / "claims.md").read_text()
+    page = (REPO / "docs" / "agents" / "etc-text-and-code.md").read_text()
+    assert summary_of(paper) in page
+
+
+def published_sweeps(folder: Path) -> set[str]:
+    """The names of the sweeps published in ``folder`` (none where it holds no sweeps file)."""
+    sweeps = folder / "sweeps.json"
+    return set(json.loads(sweeps.read_text())) if sweeps.is_file() else set()
+
+
+@pytest.mark.skipif(
+    "etc_authors_grid" not in published_sweeps(DOCS_DATA),
+    reason="etc-authors's sweeps are not published in docs/data",
+)
+def test_etc_authors_pages_are_recomputed_from_the_published_data(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """As benchmarks/docs.sh makes them: the claims of ``etc-authors`` against the archive's
+    grid agents, quoted on docs/agents/etc-text-and-code.md, and (once published) its ablation
+    against it."""
+    agents = REPO / "docs" / "agents"
+    run = [sys.executable, "benchmarks/paper_claims.py", "--data", "docs/data"]
+    run += ["--sweep", "etc_authors_grid", "--proposed", "etc-authors", "--time-reference", "etc"]
+    run += ["--baselines", "docs/data", "--baseline-sweep", "grid"]
+    page = subprocess.run(run, capture_output=True, text=True, cwd=REPO, check=True).stdout
+    assert page == (agents / "etc_authors_claims.md").read_text()
+    assert summary_of(page) in (agents / "etc-text-and-code.md").read_text()
+    if "etc_authors_ablation" in published_sweeps(DOCS_DATA):
+        args = ["--reference", "etc-authors", "--metrics", "final", "area", "target_share"]
+        capsys.readouterr()
+        cmd = ["compare", "--data", str(DOCS_DATA), "--sweep", "etc_authors_ablation", *args]
+        assert main(cmd) == 0
+        assert capsys.readouterr().out == (agents / "etc_authors_ablation.md").read_text()

@@ -1,5 +1,5 @@
-"""The reference-style decision of ``benchmarks/reference.py`` (the decision benchmark's
-baseline) is sane."""
+"""The reference-style decision (:mod:`bocvs_env.benchmark.reference_decision`, the decision
+benchmark's baseline) is sane."""
 
 from __future__ import annotations
 
@@ -7,10 +7,10 @@ from typing import Any
 
 import numpy as np
 import pytest
-import reference
 import torch
 
 from agents.surrogate import GPSurrogate
+from bocvs_env.benchmark import reference_decision as reference
 from bocvs_env.problems import make_problem
 
 

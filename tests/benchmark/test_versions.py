@@ -4,7 +4,6 @@ and library versions, and reports refuse a selection that mixes versions."""
 from __future__ import annotations
 
 import subprocess
-import sys
 from dataclasses import replace
 from importlib.metadata import version
 from pathlib import Path
@@ -142,21 +141,18 @@ def test_a_sweep_resumes_beside_runs_of_this_code(tiny_results: list[RunResult])
     check_resumable([{**libraries, "git_commit": A}], allow_mixed=True)
 
 
-def test_the_report_scripts_refuse_mixed_versions_in_one_line(mixed_store: Path) -> None:
+def test_the_report_commands_refuse_mixed_versions_in_one_line(
+    mixed_store: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     with ResultStore(mixed_store) as store:
         store.register_sweep(tiny_sweep())
     reference = REPO / "benchmarks" / "results" / "decisions.json"
-    for script, extra in (
-        ("paper_claims.py", []),
-        ("paper_cost.py", ["--reference", str(reference)]),
-    ):
-        cmd = [sys.executable, str(REPO / "benchmarks" / script), "--store", str(mixed_store)]
-        done = subprocess.run([*cmd, "--sweep", "tiny", *extra], capture_output=True, text=True)
-        assert done.returncode != 0 and "Traceback" not in done.stderr
-        assert len(done.stderr.strip().splitlines()) == 1 and "2 code versions" in done.stderr
-        done = subprocess.run([*cmd, "--sweep", "nope", *extra], capture_output=True, text=True)
-        assert done.returncode != 0 and "no sweep 'nope'" in done.stderr
-        assert len(done.stderr.strip().splitlines()) == 1
+    for command in (["paper-claims"], ["cost", "--reference", str(reference)]):
+        err = _refused([*command, "--sweep", "tiny"], mixed_store, tmp_path, capsys)
+        assert "2 code versions" in err
+        assert "no sweep 'nope'" in _refused(
+            [*command, "--sweep", "nope"], mixed_store, tmp_path, capsys
+        )
 
 
 def test_git_commit_tells_edits_of_one_commit_apart(tmp_path: Path) -> None:

@@ -9,7 +9,7 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from agents.base import Action, BaseAgent, Observation
+from agents.base import Action, Observation
 from agents.policies.etc.computation import ETC_EXACT, ETCComputation
 from agents.policies.etc.exploration import ExploreChoice
 from agents.policies.etc.model import GPModelPort
@@ -18,6 +18,7 @@ from agents.policies.etc.rules import ETCRules
 from agents.policies.etc.state import ETCState, Round
 from agents.policies.model_based import ModelBasedAgent
 from agents.rules.set_selection import intersect_bounds
+from agents.surrogate import GPSurrogate
 
 
 class ETCAgent(ModelBasedAgent):
@@ -105,21 +106,18 @@ class ETCAgent(ModelBasedAgent):
             return self.commit(round)
         return self.explore_round(exploration.next_set(round), round)
 
-    def observe(
-        self,
-        action: Action,
-        observation: Observation,
-        reward: float,
-        terminated: bool,
-        truncated: bool,
-        info: dict[str, Any],
-    ) -> None:
-        """Record the play; a late phase that froze the model records the data alone."""
+    def make_surrogate(self, seed: int) -> GPSurrogate:
+        """The rules' model (:attr:`ETCParts.model <agents.policies.etc.parts.ETCParts>`, the
+        authors' GP) if they have one, else the surrogate options'."""
+        model = self.parts.model
+        if model is None:
+            return super().make_surrogate(seed)
+        return model.surrogate(self.task.dim, self.surrogate_options, seed)
+
+    def refit_due(self) -> bool:
+        """Every play refits the model but those a late phase has frozen it for."""
         late = self.parts.late_phase
-        if late is not None and late.frozen(self.state.exploring, self.observed()):
-            BaseAgent.observe(self, action, observation, reward, terminated, truncated, info)
-            return
-        super().observe(action, observation, reward, terminated, truncated, info)
+        return late is None or not late.frozen(self.state.exploring, self.observed())
 
     def hold_spend(self) -> float:
         """The spend a decision is held for: none in exploration by a rule that does not hold
@@ -160,13 +158,16 @@ class ETCAgent(ModelBasedAgent):
         return {"control_set": i, "x": self.played(i, x)}
 
     def commit(self, round: Round) -> Action:
-        """One exploitation decision: ``alpha`` by the tolerance, the set by the value bound,
-        its query by the exploitation query."""
+        """One exploitation decision: the model's tune (with a model of the rules' own),
+        ``alpha`` by the tolerance, the set by the value bound, its query by the exploitation
+        query; in a late phase, its random set."""
         parts = self.parts
         if parts.late_phase is not None and parts.late_phase.active(round.observed):
             late = parts.late_phase.choose(round, self.rng)
             self.log(**late.log)
             return {"control_set": late.set, "x": late.x}
+        if parts.model is not None:
+            self.surrogate.tune()
         alpha = parts.tolerance.alpha(round.state, round.observed)
         choice = parts.value_bound.exploit(round, alpha, parts.tolerance, parts.cost_bound)
         round.state.n_exploit += 1

@@ -2,8 +2,10 @@
 ``Fsoft-AIC/BO-uCVS`` at ``7a89f69``, compared with the paper's Algorithm 1 in
 docs/agents/etc-text-and-code.md): the cost bound with the current round as horizon and no
 clip (:class:`RoundCostBound`), the threshold of this round's bounds at two confidence widths
-(:class:`AuthorsThreshold`) and exploration by remaining budget in the order ``1..m-1, 0``
-(:class:`BudgetRoundRobin`). Each is a part of :class:`~agents.policies.etc.parts.ETCParts`,
+(:class:`AuthorsThreshold`), exploration by remaining budget in the order ``1..m-1, 0``
+(:class:`BudgetRoundRobin`), the random sets of the late rounds (:class:`LateRandomPhase`) and
+the GP, fixed in exploration and tuned from its start in exploitation (:class:`AuthorsModel`).
+Each is a part of :class:`~agents.policies.etc.parts.ETCParts`,
 switched alone by :class:`~agents.policies.etc.rules.AuthorsRules`.
 """
 
@@ -16,6 +18,7 @@ from typing import ClassVar
 
 import numpy as np
 
+from agents.config import SurrogateConfig
 from agents.costs.estimates import mean_costs
 from agents.policies.etc.cost_bounds import CostBound
 from agents.policies.etc.exploration import ExploreChoice
@@ -24,6 +27,7 @@ from agents.policies.etc.state import Round
 from agents.policies.etc.tolerances import Tolerance
 from agents.policies.etc.value_bounds import Commitment
 from agents.rules.set_selection import full_set
+from agents.surrogate import GPSurrogate
 
 
 def current_round(observed: Observed) -> int:
@@ -152,8 +156,10 @@ class LateRandomPhase:
     beta: float = 2.0
 
     def frozen(self, exploring: bool, observed: Observed) -> bool:
-        """Whether the play being observed (not yet recorded) leaves the model as it is."""
-        return not exploring and current_round(observed) >= self.after_round - 1
+        """Whether the play just recorded in ``observed`` (of an exploration decision, with
+        ``exploring``) leaves the model as it is: once exploration has ended, the play of
+        round ``after_round - 1`` and every later one."""
+        return not exploring and int(np.sum(observed.plays)) >= self.after_round - 1
 
     def active(self, observed: Observed) -> bool:
         """Whether this exploitation decision belongs to the late phase."""
@@ -165,3 +171,41 @@ class LateRandomPhase:
         value, x = round.model.beta_maxima([i], "ucb", self.beta)[i]
         log = {"phase": "late", "set": i, "value": value, "round": current_round(round.observed)}
         return Commitment(i, x, log)
+
+
+@dataclass(frozen=True)
+class AuthorsModel:
+    """The authors' GP (row 14 of docs/agents/etc-text-and-code.md; their ``main.py:93-101,
+    321``, ``core/gp.py:27-56``, ``core/optimization.py:134-135, 142-143, 161-163, 222-224``):
+    an RBF kernel with one lengthscale per input, all ``lengthscale`` at the start, output
+    scale and noise variance from the surrogate options (1 and ``1e-4`` by default, the
+    authors'), a zero mean and raw ``y``. It is a restarted
+    :class:`~agents.surrogate.GPSurrogate`: not tuned in exploration; before every
+    exploitation decision (not the late phase's) ``steps`` Adam steps at ``lr`` from that
+    start on all data (:class:`~agents.surrogate.fitting.RestartedAdamFitter`), as the
+    authors' loop refits from the initial values each round.
+
+    Args:
+        steps: the Adam steps per exploitation decision.
+        lr: Adam's learning rate.
+        lengthscale: the start of every input's lengthscale where the surrogate options give
+            none (the authors pass 0.2 on every problem).
+    """
+
+    steps: int = 10
+    lr: float = 0.1
+    lengthscale: float = 0.2
+
+    def surrogate(self, dim: int, options: SurrogateConfig, seed: int) -> GPSurrogate:
+        """An episode's GP on ``dim`` inputs; ``seed`` as the surrogate's."""
+        given = options.lengthscale
+        return GPSurrogate(
+            dim,
+            mode="restarted",
+            lengthscale=self.lengthscale if given is None else given,
+            noise=options.noise,
+            outputscale=options.outputscale,
+            seed=seed,
+            tune_steps=self.steps,
+            tune_lr=self.lr,
+        )

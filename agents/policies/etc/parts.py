@@ -14,7 +14,9 @@ Algorithm 1 of Hoang, Nguyen & Tran (AAAI 2025, "ETC"), FETC and GETC differ in 
 - the **tolerance** (:mod:`~agents.policies.etc.tolerances`): how far below the largest lower
   bound an acceptable set may be;
 - optionally a **late phase** (:class:`~agents.policies.etc.authors.LateRandomPhase`, the
-  authors' code's): from a given round, random sets on a model no longer updated.
+  authors' code's): from a given round, random sets on a model no longer updated;
+- optionally a **model** of the policy's own (:class:`~agents.policies.etc.authors.AuthorsModel`,
+  the authors' code's GP) in place of the one the surrogate options describe.
 
 Each part receives a :class:`~agents.policies.etc.state.Round` (the episode's state, the
 data observed, the model port), never the agent. A part a rules option may choose names itself
@@ -25,7 +27,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from agents.policies.etc.authors import LateRandomPhase
+from agents.policies.etc.authors import AuthorsModel, LateRandomPhase
 from agents.policies.etc.cost_bounds import CostBound
 from agents.policies.etc.exploration import Exploration
 from agents.policies.etc.queries import ExploitQuery
@@ -43,3 +45,4 @@ class ETCParts:
     query: ExploitQuery
     tolerance: Tolerance
     late_phase: LateRandomPhase | None = None
+    model: AuthorsModel | None = None

@@ -15,11 +15,12 @@ import math
 from collections.abc import Mapping
 from dataclasses import dataclass
 from types import MappingProxyType
-from typing import Any
+from typing import Any, Literal
 
-from agents.choice import Choice, build_part
+from agents.choice import Choice, build_part, check_choice
 from agents.config import Rules
 from agents.policies.etc.authors import (
+    AuthorsModel,
     AuthorsThreshold,
     BudgetRoundRobin,
     LateRandomPhase,
@@ -38,7 +39,12 @@ from agents.policies.etc.value_bounds import (
     SetValueBounds,
     ValueBound,
 )
-from bocvs_env.checks import check_optional_positive_integers, check_positive_integers
+from bocvs_env.checks import (
+    check_optional_positive_integers,
+    check_positive_finite,
+    check_positive_integers,
+    integer,
+)
 
 
 def check_spend_rules(spend_exponent: float, cost_range: float | None) -> None:
@@ -304,6 +310,14 @@ class AuthorsRules(ETCRules):
             updated (:class:`~agents.policies.etc.authors.LateRandomPhase`); ``None``: never,
             as Algorithm 1.
         late_beta: the width of the late phase's upper bound, its query's.
+        model: ``"authors"`` (:class:`~agents.policies.etc.authors.AuthorsModel`: lengthscales
+            starting at ``lengthscale``, 0.2 if not given, with ``noise`` and ``outputscale``;
+            not tuned in exploration, ``model_steps`` Adam steps at ``model_lr`` from that
+            start before every exploitation decision; the surrogate options' mode and refit
+            options do not act) or ``"text"`` (the surrogate options' model, ``etc``'s:
+            BoTorch's ``SingleTaskGP`` fitted by MAP).
+        model_steps: the authors' model's Adam steps per exploitation decision.
+        model_lr: its Adam learning rate.
     """
 
     exploration: Choice[Exploration] = Choice(BudgetRoundRobin, RoundRobin)
@@ -313,9 +327,15 @@ class AuthorsRules(ETCRules):
     beta_lower: float = 0.3
     late_round: int | None = 450
     late_beta: float = 2.0
+    model: Literal["authors", "text"] = "authors"
+    model_steps: int = 10
+    model_lr: float = 0.1
 
     def __post_init__(self) -> None:
         super().__post_init__()
+        check_choice("model", self.model, ("authors", "text"))
+        integer(self.model_steps, "model_steps", minimum=0)
+        check_positive_finite(model_lr=self.model_lr)
         check_optional_positive_integers(late_round=self.late_round)
         widths = (self.beta_upper, self.beta_lower, self.late_beta)
         for name, beta in zip(("beta_upper", "beta_lower", "late_beta"), widths, strict=True):
@@ -330,6 +350,13 @@ class AuthorsRules(ETCRules):
         exploration = build_part(self.exploration, explore_fraction=self.explore_fraction)
         tolerance = RelativeTolerance(self.alpha0, self.halve_every)
         late = None if self.late_round is None else LateRandomPhase(self.late_round, self.late_beta)
+        model = AuthorsModel(self.model_steps, self.model_lr) if self.model == "authors" else None
         return ETCParts(
-            exploration, build_part(self.cost_bound), value_bound, UCBQuery(), tolerance, late
+            exploration,
+            build_part(self.cost_bound),
+            value_bound,
+            UCBQuery(),
+            tolerance,
+            late,
+            model,
         )
