@@ -24,6 +24,7 @@ from typing import Any, ClassVar, get_args
 
 import numpy as np
 
+from agents.choice import check_choice, plain_value
 from agents.surrogate import GPSurrogate, RefitSchedule, SurrogateMode
 from agents.surrogate.gp import check_refit_factor, check_refit_schedule
 from bocvs_env.checks import (
@@ -41,15 +42,10 @@ def field_names(cls: type) -> tuple[str, ...]:
 
 
 def as_params(config: Any) -> dict[str, Any]:
-    """A config dataclass's fields by name, tuples as lists (JSON-able)."""
-    values = {f.name: getattr(config, f.name) for f in fields(config)}
+    """A config dataclass's fields by name, tuples as lists and chosen parts by their names
+    (:func:`agents.choice.plain_value`): JSON-able."""
+    values = {f.name: plain_value(config, f.name) for f in fields(config)}
     return {k: list(v) if isinstance(v, tuple) else v for k, v in values.items()}
-
-
-def check_choice(name: str, value: Any, allowed: tuple[Any, ...]) -> None:
-    """Refuse ``value`` of option ``name`` unless it is one of ``allowed``."""
-    if value not in allowed:
-        raise ValueError(f"{name} must be one of {allowed}, got {value!r}")
 
 
 @dataclass(frozen=True)

@@ -1,9 +1,10 @@
 """UCB-CVS of Tay et al. (NeurIPS 2023) with true or estimated costs, as one policy
 (:class:`UCBCVSAgent`) and a table of named presets (:data:`PRESETS`).
 
-The policy's one part, chosen by its rules (:meth:`CVSRules.parts`), is the **cost source**:
-the mean costs the rule compares (:class:`KnownCosts`, the true ones given;
-:class:`RunningMeanCosts`, the running means of the observed costs).
+The policy's one part, chosen by its rules' ``cost_source`` (:class:`~agents.choice.Choice`)
+and built by :meth:`CVSRules.parts`, is the **cost source**: the mean costs the rule compares
+(:class:`KnownCosts`, ``"true"``: the true ones given; :class:`RunningMeanCosts`,
+``"estimated"``: the running means of the observed costs).
 
 - ``ucb-cvs``: the true mean costs, a privileged parameter the benchmark grants.
 - ``ucb-cvs-est``: the running means (no privileged information).
@@ -16,12 +17,13 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any, ClassVar, Literal, Protocol
+from typing import Any, ClassVar, Protocol
 
 import numpy as np
 
 from agents.base import Action, Observation
-from agents.config import EXACT, Computation, Rules, check_choice
+from agents.choice import Choice, build_part
+from agents.config import EXACT, Computation, Rules
 from agents.costs.estimates import mean_costs
 from agents.policies.model_based import ModelBasedAgent
 from agents.policies.presets import Preset, preset_table
@@ -53,6 +55,7 @@ class KnownCosts:
         costs: ``m`` mean costs, one per control set.
     """
 
+    name: ClassVar[str] = "true"
     costs: tuple[float, ...]
 
     def __call__(self, agent: ModelBasedAgent) -> np.ndarray:
@@ -65,23 +68,25 @@ class RunningMeanCosts:
     (optimistic cost 0, so that it is tried as soon as its ``v_i`` is within ``eps_t`` of the
     best, instead of paying for every set up front)."""
 
+    name: ClassVar[str] = "estimated"
+
     def __call__(self, agent: ModelBasedAgent) -> np.ndarray:
         return np.nan_to_num(mean_costs(agent.cost_sums, agent.plays), nan=0.0)
 
 
 @dataclass(frozen=True)
 class CVSRules(Rules):
-    """UCB-CVS's rules (:class:`UCBCVSAgent` documents each). ``cost_source="true"`` needs the
-    ``costs``; ``"estimated"`` refuses them."""
+    """UCB-CVS's rules (:class:`UCBCVSAgent` documents each). ``cost_source`` is the cost
+    source's class or its name: :class:`KnownCosts` (``"true"``) needs the ``costs``;
+    :class:`RunningMeanCosts` (``"estimated"``) refuses them."""
 
-    cost_source: Literal["true", "estimated"] = "true"
+    cost_source: Choice[CostSource] = Choice(KnownCosts, RunningMeanCosts)
     costs: tuple[float, ...] | None = None
     eps0: float = 2.0
     cutoff: float | None = None
 
     def __post_init__(self) -> None:
-        check_choice("cost_source", self.cost_source, ("true", "estimated"))
-        if self.cost_source == "estimated" and self.costs is not None:
+        if self.cost_source is RunningMeanCosts and self.costs is not None:
             raise ValueError("costs are for cost_source='true'; 'estimated' estimates them")
         if self.costs is not None:
             costs = np.asarray(self.costs, np.float64)
@@ -94,18 +99,16 @@ class CVSRules(Rules):
             raise ValueError(f"cutoff must be positive, got {self.cutoff!r}")
 
     def check_complete(self) -> None:
-        if self.cost_source == "true" and self.costs is None:
+        if self.cost_source is KnownCosts and self.costs is None:
             raise ValueError(
                 "UCB-CVS needs the true mean costs (costs=...); "
                 "use 'ucb-cvs-est' to estimate them instead"
             )
 
     def parts(self) -> CostSource:
-        """The policy's part: the given ``costs`` (``cost_source="true"``), else the running
-        means (``"estimated"``)."""
-        if self.costs is None:
-            return RunningMeanCosts()
-        return KnownCosts(self.costs)
+        """The policy's part: the cost source chosen, with the ``costs`` given to
+        :class:`KnownCosts` (:meth:`check_complete` refuses it without them)."""
+        return build_part(self.cost_source, costs=self.costs)
 
 
 class UCBCVSAgent(ModelBasedAgent):
@@ -136,8 +139,9 @@ class UCBCVSAgent(ModelBasedAgent):
     Args:
         preset: the registered name whose rules and computation the parameters are given over
             (:data:`PRESETS`; ``None`` is ``"ucb-cvs"``).
-        cost_source: ``"true"`` (the default): compare the ``costs`` given;
-            ``"estimated"``: compare the running means of the observed costs.
+        cost_source: :class:`KnownCosts` or ``"true"`` (the default): compare the ``costs``
+            given; :class:`RunningMeanCosts` or ``"estimated"``: compare the running means of
+            the observed costs.
         costs: ``m`` mean costs, one per control set (with ``cost_source="true"``).
         eps0: the initial slack (the paper: 2).
         cutoff: rounds until ``eps_t`` reaches 0; ``None`` is 50 x the number of groups.

@@ -409,13 +409,14 @@ def test_fetc_with_every_component_off_is_etc(model: Mapping[str, Any]) -> None:
     "name", ["etc-bounded", "etc-spend", "etc-bernstein", "etc-current", "etc-relevance", "etc-ts"]
 )
 def test_each_ablation_agent_changes_one_switch_of_etc(name: str) -> None:
-    from agents.policies.etc import COMPONENTS, ETC_SWITCHES
+    from agents.config import as_params
+    from agents.policies.etc import COMPONENTS, ETC_RULES, ETC_SWITCHES
     from agents.policies.model_based import FRUGAL_COMPUTE
 
     agent = make_agent(name, **FAST)
     assert isinstance(agent, BaseAgent)
-    params = agent.params()
-    changed = {k for k in ETC_SWITCHES if params[k] != ETC_SWITCHES[k]}
+    params, off = agent.params(), as_params(ETC_RULES)
+    changed = {k for k in ETC_SWITCHES if params[k] != off[k]}
     assert changed == set(COMPONENTS[name])
     etc = ETCAgent(**ETC_FAST_SETTINGS, **FAST).params()
     bounds = {k: params[k] for k in FRUGAL_COMPUTE}

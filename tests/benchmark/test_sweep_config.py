@@ -249,6 +249,7 @@ def test_the_value_bounds_sweep_pairs_fetc_with_its_averaged_bounds_off_the_grid
     """FETC's one change made after the grid ran is checked on the development settings only:
     the same cells as fetc_dev, FETC against FETC with ``value_bounds="current"``."""
     from agents.policies.etc import ETCAgent, FETCRules
+    from agents.policies.etc.value_bounds import SetValueBounds
     from bocvs_env.benchmark.sweep import check_agents
 
     sweep, dev = _config("fetc_value_bounds"), _config("fetc_dev")
@@ -261,7 +262,7 @@ def test_the_value_bounds_sweep_pairs_fetc_with_its_averaged_bounds_off_the_grid
     fetc, averaged = make_agent("fetc"), make_agent(other)
     assert type(fetc) is type(averaged) is ETCAgent
     assert fetc.name == averaged.name == "fetc"
-    assert isinstance(fetc.rules, FETCRules) and fetc.rules.value_bounds == "integral"
+    assert isinstance(fetc.rules, FETCRules) and fetc.rules.value_bounds is SetValueBounds
 
 
 def _config(name: str) -> SweepConfig:

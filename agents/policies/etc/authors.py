@@ -42,6 +42,8 @@ class RoundCostBound:
     (:func:`current_round`), not clipped at 0, ``-inf`` for a set never played (row 10 of
     docs/agents/etc-text-and-code.md). The horizon the policy passes is ignored."""
 
+    name: ClassVar[str] = "round"
+
     def lower(self, observed: Observed, horizon: float) -> np.ndarray:
         plays = np.asarray(observed.plays)
         width = np.sqrt(2.0 * math.log(current_round(observed)) / np.maximum(plays, 1))
@@ -85,6 +87,7 @@ class AuthorsThreshold:
     is :func:`authors_threshold`, the set :func:`authors_choice`, the query that set's
     maximizer of ``E[u]``."""
 
+    name: ClassVar[str] = "authors"
     beta_upper: float = 1.96
     beta_lower: float = 0.3
     intersects: ClassVar[bool] = False
@@ -125,6 +128,7 @@ class BudgetRoundRobin:
     ``(1 - explore_fraction)`` of the budget; checked before every play, so it stops
     mid-cycle."""
 
+    name: ClassVar[str] = "budget"
     explore_fraction: float = 0.6
     relevance: ClassVar[None] = None
     holds: ClassVar[bool] = True

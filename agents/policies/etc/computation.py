@@ -9,7 +9,8 @@ from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Any, ClassVar, Literal, get_args
 
-from agents.config import FAST_SETTINGS, FRUGAL_COMPUTE, Computation, check_choice
+from agents.choice import check_choice
+from agents.config import FAST_SETTINGS, FRUGAL_COMPUTE, Computation
 
 #: The values of ETC's ``lcb_tracking`` option.
 LcbTracking = Literal["off", "polish", "revalue"]

@@ -4,7 +4,7 @@ from which ``S3`` takes the cheapest sets of ``S1``."""
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Protocol
+from typing import ClassVar, Protocol
 
 import numpy as np
 
@@ -24,6 +24,8 @@ class HoeffdingCostBound:
     """Algorithm 1 line 24 (Hoang, Nguyen & Tran, AAAI 2025):
     ``max(c_hat_i - sqrt(2 log T / n_i), 0)`` (:func:`agents.costs.estimates.cost_lcb`)."""
 
+    name: ClassVar[str] = "hoeffding"
+
     def lower(self, observed: Observed, horizon: float) -> np.ndarray:
         return cost_lcb(observed.cost_sums, observed.plays, horizon)
 
@@ -34,6 +36,7 @@ class BernsteinCostBound:
     :func:`agents.costs.estimates.bernstein_cost_lcb`), with the costs' support of length
     ``cost_range`` (``None``: each set's observed range)."""
 
+    name: ClassVar[str] = "bernstein"
     cost_range: float | None = None
 
     def lower(self, observed: Observed, horizon: float) -> np.ndarray:

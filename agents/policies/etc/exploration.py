@@ -69,6 +69,7 @@ class RoundRobin:
     """Algorithm 1: set ``t mod m`` in exploration round ``t``, in whole cycles, while a cycle
     fits in ``explore_fraction`` of the budget."""
 
+    name: ClassVar[str] = "cycles"
     explore_fraction: float
     relevance: RelevanceRule | None = None
     holds: ClassVar[bool] = True
@@ -90,6 +91,7 @@ class SpendBalanced:
     those ``relevance`` leaves, play by play while
     ``spent + c_hat_next <= explore_fraction * budget``; every set once first."""
 
+    name: ClassVar[str] = "spend"
     explore_fraction: float
     exponent: float
     relevance: RelevanceRule | None = None
@@ -127,7 +129,9 @@ class BalancedCycles(SpendBalanced):
     play count, which differs from :class:`RoundRobin`'s count of decisions only where a
     decision is held for several plays."""
 
-    exponent: float = 0.0
+    name: ClassVar[str] = "count"
+    #: The fewest plays first: not an option.
+    exponent: float = field(default=0.0, init=False)
 
     def keep_exploring(self, round: Round) -> bool:
         return cycle_fits(round.state, round.observed, self.explore_fraction)

@@ -88,6 +88,7 @@ class GroupedExploration:
             (:meth:`~agents.policies.etc.port.ModelPort.value_maxima`).
     """
 
+    name: ClassVar[str] = "groups"
     explore_fraction: float
     rounds_per_group: int = 50
     positional_size: int = 3

@@ -19,7 +19,8 @@ Algorithm 1 of Hoang, Nguyen & Tran (AAAI 2025, "ETC"), FETC and GETC differ in 
   the authors' code's GP) in place of the one the surrogate options describe.
 
 Each part receives a :class:`~agents.policies.etc.state.Round` (the episode's state, the
-data observed, the model port), never the agent.
+data observed, the model port), never the agent. A part a rules option may choose names itself
+once, by its class variable ``name``: the option's plain value (:class:`agents.choice.Choice`).
 """
 
 from __future__ import annotations

@@ -33,22 +33,34 @@ from typing import Any
 
 from agents.policies.etc.agent import ETCAgent
 from agents.policies.etc.computation import ETC_EXACT, ETC_FRUGAL
+from agents.policies.etc.cost_bounds import BernsteinCostBound
+from agents.policies.etc.exploration import SpendBalanced
+from agents.policies.etc.queries import ThompsonQuery
 from agents.policies.etc.rules import ETC_RULES, AuthorsRules, ETCRules, FETCRules, GETCRules
+from agents.policies.etc.tolerances import RelativeTolerance
+from agents.policies.etc.value_bounds import SetValueBounds
 from agents.policies.presets import Preset, preset_table
 
 #: The ablation agents: name -> (what it is, the one switch that differs from ETC's, none
-#: for ``etc-bounded``); each is :data:`ETC_RULES` with that switch and FETC's computation.
+#: for ``etc-bounded``, a part's class where the switch chooses a part); each is
+#: :data:`ETC_RULES` with that switch and FETC's computation.
 ABLATIONS: Mapping[str, tuple[str, dict[str, Any]]] = MappingProxyType(
     {
         "etc-bounded": ("ETC with FETC's computation and none of its components.", {}),
-        "etc-spend": ("ETC with spend-balanced exploration.", {"allocation": "spend"}),
-        "etc-bernstein": ("ETC with empirical-Bernstein cost bounds.", {"cost_bound": "bernstein"}),
+        "etc-spend": ("ETC with spend-balanced exploration.", {"allocation": SpendBalanced}),
+        "etc-bernstein": (
+            "ETC with empirical-Bernstein cost bounds.",
+            {"cost_bound": BernsteinCostBound},
+        ),
         "etc-current": (
             "ETC with S1 from the current model's bounds of each set's value.",
-            {"value_bounds": "integral"},
+            {"value_bounds": SetValueBounds},
         ),
         "etc-relevance": ("ETC that skips redundant sets in exploration.", {"relevance": True}),
-        "etc-ts": ("ETC with Thompson-sampling queries in exploitation.", {"exploit_query": "ts"}),
+        "etc-ts": (
+            "ETC with Thompson-sampling queries in exploitation.",
+            {"exploit_query": ThompsonQuery},
+        ),
     }
 )
 
@@ -57,12 +69,19 @@ COMPONENTS: Mapping[str, dict[str, Any]] = MappingProxyType(
     {name: component for name, (_, component) in ABLATIONS.items()}
 )
 
-#: GETC's ablation agents: name -> (what it is, the one switch that differs from GETC's).
+#: GETC's ablation agents: name -> (what it is, the one switch that differs from GETC's, a
+#: part's class where the switch chooses a part).
 GETC_ABLATIONS: Mapping[str, tuple[str, dict[str, Any]]] = MappingProxyType(
     {
-        "getc-spend": ("GETC with FETC's spend-balanced exploration.", {"exploration": "spend"}),
+        "getc-spend": (
+            "GETC with FETC's spend-balanced exploration.",
+            {"exploration": SpendBalanced},
+        ),
         "getc-keep": ("GETC without elimination in exploration.", {"eliminate": False}),
-        "getc-relative": ("GETC with Algorithm 1's relative tolerance.", {"tolerance": "relative"}),
+        "getc-relative": (
+            "GETC with Algorithm 1's relative tolerance.",
+            {"tolerance": RelativeTolerance},
+        ),
         "getc-replays": ("GETC replaying a held decision's query.", {"distinct_replays": False}),
     }
 )

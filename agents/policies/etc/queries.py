@@ -4,7 +4,7 @@ set, what a held decision plays next, and what the decision log says of it."""
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import Any, ClassVar, Protocol
 
 import numpy as np
 
@@ -31,6 +31,7 @@ class UCBQuery:
     (:meth:`~agents.policies.model_based.ModelBasedAgent.played`). ``logged``: the decision log
     names the query (``query="ucb"``), as FETC's does; Algorithm 1's log does not."""
 
+    name: ClassVar[str] = "ucb"
     logged: bool = True
 
     def note(self) -> dict[str, Any]:
@@ -54,6 +55,7 @@ class ThompsonQuery:
     and ``g_i`` at one query, known after its first play, cannot lower the simple regret again.
     """
 
+    name: ClassVar[str] = "ts"
     distinct: bool = False
 
     def note(self) -> dict[str, Any]:

@@ -1,10 +1,12 @@
 """The rules of the explore-then-commit policy: Algorithm 1's (:class:`ETCRules`), FETC's
-(:class:`FETCRules`) and GETC's (:class:`GETCRules`), and the one place each turns its options
-into the policy's parts (their ``parts()``).
+(:class:`FETCRules`), GETC's (:class:`GETCRules`) and the authors' code's
+(:class:`AuthorsRules`), and the one place each builds the policy's parts (their ``parts()``).
 
-A rule's options are recorded in every run's ``params()`` and in published runs, so they stay
-the plain values a sweep file gives (``allocation="spend"``); ``parts()`` reads them once per
-agent, when it is built.
+An option that chooses a part is the part's class, a :class:`~agents.choice.Choice` of the
+classes it may choose (``FETCRules(cost_bound=HoeffdingCostBound)``). It is also set from the
+class's name, the plain value a sweep file's ``agent_params`` gives and every run's
+``params()`` records (``cost_bound="hoeffding"``). ``parts()`` builds the chosen classes with
+the rules' other options (:func:`~agents.choice.build_part`).
 """
 
 from __future__ import annotations
@@ -15,7 +17,8 @@ from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Any, Literal
 
-from agents.config import Rules, check_choice
+from agents.choice import Choice, build_part, check_choice
+from agents.config import Rules
 from agents.policies.etc.authors import (
     AuthorsModel,
     AuthorsThreshold,
@@ -89,25 +92,31 @@ class ETCRules(Rules):
 @dataclass(frozen=True)
 class FETCRules(ETCRules):
     """ETC's rules and FETC's five switches, each with ETC's behaviour as its other value
-    (:data:`ETC_SWITCHES`); :meth:`parts` turns them into the policy's parts.
+    (:data:`ETC_SWITCHES`); :meth:`parts` builds the parts they choose. A switch that chooses a
+    part is the part's class or its name (module docstring).
 
     Args:
-        allocation: ``"spend"`` (:class:`~agents.policies.etc.exploration.SpendBalanced`) or
-            ``"count"`` (Algorithm 1's round-robin in whole cycles).
+        allocation: :class:`~agents.policies.etc.exploration.SpendBalanced` (``"spend"``) or
+            :class:`~agents.policies.etc.exploration.BalancedCycles` (``"count"``: Algorithm
+            1's round-robin in whole cycles; :class:`~agents.policies.etc.exploration.RoundRobin`
+            where no relevance rule skips sets and the bounds are intersected).
         spend_exponent: ``p`` of the target shares ``n_i ∝ c_hat_i^(-p)`` (0: counts, 1:
             spend), used with ``"spend"``.
-        cost_bound: ``"bernstein"`` (:func:`agents.costs.estimates.bernstein_cost_lcb`) or
-            ``"hoeffding"`` (Algorithm 1's ``sqrt(2 log T / n)``).
+        cost_bound: :class:`~agents.policies.etc.cost_bounds.BernsteinCostBound`
+            (``"bernstein"``, :func:`agents.costs.estimates.bernstein_cost_lcb`) or
+            :class:`~agents.policies.etc.cost_bounds.HoeffdingCostBound` (``"hoeffding"``,
+            Algorithm 1's ``sqrt(2 log T / n)``).
         cost_range: the known length of a cost's support for the Bernstein bound; ``None``
             plugs in each set's observed range (see :func:`agents.costs.estimates.bernstein_width`).
-        value_bounds: ``"integral"``: ``S1`` from this round's bounds of each set's value
-            ``g_i`` (:class:`~agents.policies.etc.exploration.SetValueBounds`); ``"current"``: this
+        value_bounds: :class:`~agents.policies.etc.value_bounds.SetValueBounds`
+            (``"integral"``): ``S1`` from this round's bounds of each set's value ``g_i``;
+            :class:`~agents.policies.etc.value_bounds.AveragedBounds` (``"current"``): this
             round's bounds of ``f`` averaged over the random inputs, ``max E[u]`` and
-            ``max E[l]`` (:class:`~agents.policies.etc.exploration.AveragedBounds`); ``"intersected"``:
-            Algorithm 1's running bars. Both current kinds log ``ucb_checked`` in place of
-            ``s1``, ``ucb_bar`` and ``reset``.
+            ``max E[l]``; :class:`~agents.policies.etc.value_bounds.IntersectedBounds`
+            (``"intersected"``): Algorithm 1's running bars. Both current kinds log
+            ``ucb_checked`` in place of ``s1``, ``ucb_bar`` and ``reset``.
         relevance: skip redundant sets in exploration
-            (:class:`~agents.policies.etc.exploration.RelevanceRule`).
+            (:class:`~agents.policies.etc.relevance.RelevanceRule`).
         relevance_threshold: the ratio to the largest relevance above which a variable counts.
         relevance_min_data: observations before relevance is trusted; ``None`` is ``2 d``.
         relevance_points: the quasi-random inputs (drawn from the variables' distributions)
@@ -115,31 +124,28 @@ class FETCRules(ETCRules):
         relevance_growth: the relevance is measured again once the GP's training set (at most
             ``max_data`` points) has grown by this factor since the last measure (``>= 1``; 1
             measures it at every exploration play).
-        exploit_query: ``"ts"`` (Thompson sampling on the committed set) or ``"ucb"`` (the
-            maximizer of the bound that admitted the set).
-        n_refine: with ``value_bounds="integral"``, the best screened candidates per set whose
-            bound is refined by L-BFGS-B (as :class:`~agents.policies.cost_ei.CostCooledEIAgent`'s).
+        exploit_query: :class:`~agents.policies.etc.queries.ThompsonQuery` (``"ts"``, Thompson
+            sampling on the committed set) or :class:`~agents.policies.etc.queries.UCBQuery`
+            (``"ucb"``, the maximizer of the bound that admitted the set).
+        n_refine: with ``SetValueBounds``, the best screened candidates per set whose bound is
+            refined by L-BFGS-B (as :class:`~agents.policies.cost_ei.CostCooledEIAgent`'s).
     """
 
-    allocation: Literal["spend", "count"] = "spend"
+    allocation: Choice[Exploration] = Choice(SpendBalanced, BalancedCycles)
     spend_exponent: float = 0.5
-    cost_bound: Literal["bernstein", "hoeffding"] = "bernstein"
+    cost_bound: Choice[CostBound] = Choice(BernsteinCostBound, HoeffdingCostBound)
     cost_range: float | None = None
-    value_bounds: Literal["integral", "current", "intersected"] = "integral"
+    value_bounds: Choice[ValueBound] = Choice(SetValueBounds, AveragedBounds, IntersectedBounds)
     relevance: bool = True
     relevance_threshold: float = 0.1
     relevance_min_data: int | None = None
     relevance_points: int = 32
     relevance_growth: float = 1.25
-    exploit_query: Literal["ts", "ucb"] = "ts"
+    exploit_query: Choice[ExploitQuery] = Choice(ThompsonQuery, UCBQuery)
     n_refine: int = 2
 
     def __post_init__(self) -> None:
         super().__post_init__()
-        check_choice("allocation", self.allocation, ("spend", "count"))
-        check_choice("cost_bound", self.cost_bound, ("bernstein", "hoeffding"))
-        check_choice("value_bounds", self.value_bounds, ("integral", "current", "intersected"))
-        check_choice("exploit_query", self.exploit_query, ("ts", "ucb"))
         check_spend_rules(self.spend_exponent, self.cost_range)
         if not 0.0 <= self.relevance_threshold <= 1.0:
             raise ValueError(
@@ -150,52 +156,51 @@ class FETCRules(ETCRules):
             raise ValueError(f"relevance_growth must be >= 1, got {self.relevance_growth!r}")
         check_positive_integers(relevance_points=self.relevance_points, n_refine=self.n_refine)
 
+    def relevance_rule(self) -> RelevanceRule | None:
+        """The rule that skips redundant sets in exploration, with ``relevance``."""
+        if not self.relevance:
+            return None
+        return RelevanceRule(
+            self.relevance_threshold,
+            self.relevance_min_data,
+            self.relevance_points,
+            self.relevance_growth,
+        )
+
     def parts(self) -> ETCParts:
-        """The parts the switches choose (the one place their option strings are read)."""
-        bounds: dict[str, ValueBound] = {
-            "intersected": IntersectedBounds(),
-            "current": AveragedBounds(),
-            "integral": SetValueBounds(self.n_refine),
-        }
-        value_bound = bounds[self.value_bounds]
-        relevance = (
-            RelevanceRule(
-                self.relevance_threshold,
-                self.relevance_min_data,
-                self.relevance_points,
-                self.relevance_growth,
-            )
-            if self.relevance
-            else None
+        """The parts the switches choose, built with the rules' options."""
+        value_bound = build_part(self.value_bounds, n_refine=self.n_refine)
+        relevance = self.relevance_rule()
+        exploration = build_part(
+            self.allocation,
+            explore_fraction=self.explore_fraction,
+            exponent=self.spend_exponent,
+            relevance=relevance,
         )
-        exploration: Exploration
-        if self.allocation == "spend":
-            exploration = SpendBalanced(self.explore_fraction, self.spend_exponent, relevance)
-        elif relevance is None and value_bound.intersects:
+        if isinstance(exploration, BalancedCycles) and relevance is None and value_bound.intersects:
+            # Algorithm 1's round-robin by decision, so that FETC with ETC's switches is ETC
+            # (held decisions included; by play count they differ).
             exploration = RoundRobin(self.explore_fraction)
-        else:
-            exploration = BalancedCycles(self.explore_fraction, relevance=relevance)
-        cost_bound: CostBound = (
-            HoeffdingCostBound()
-            if self.cost_bound == "hoeffding"
-            else BernsteinCostBound(self.cost_range)
+        return ETCParts(
+            exploration,
+            build_part(self.cost_bound, cost_range=self.cost_range),
+            value_bound,
+            build_part(self.exploit_query),
+            RelativeTolerance(self.alpha0, self.halve_every),
         )
-        query: ExploitQuery = UCBQuery() if self.exploit_query == "ucb" else ThompsonQuery()
-        tolerance = RelativeTolerance(self.alpha0, self.halve_every)
-        return ETCParts(exploration, cost_bound, value_bound, query, tolerance)
 
 
-#: The switches that turn every FETC component off: FETC with these is ETC (Algorithm 1) with
-#: the same model options (with
+#: The switches that turn every FETC component off, as Algorithm 1's parts: FETC with these is
+#: ETC (Algorithm 1) with the same model options (with
 #: :data:`~agents.policies.etc.computation.ETC_EXACT_SETTINGS` too, the ``etc`` preset), up to
 #: its decision log, which names the exploitation query.
 ETC_SWITCHES: Mapping[str, Any] = MappingProxyType(
     {
-        "allocation": "count",
-        "cost_bound": "hoeffding",
-        "value_bounds": "intersected",
+        "allocation": BalancedCycles,
+        "cost_bound": HoeffdingCostBound,
+        "value_bounds": IntersectedBounds,
         "relevance": False,
-        "exploit_query": "ucb",
+        "exploit_query": UCBQuery,
     }
 )
 
@@ -211,29 +216,32 @@ class GETCRules(ETCRules):
     decision. Each change has a switch whose other value is FETC's (or Algorithm 1's), for the
     ablation.
 
+    A switch that chooses a part is the part's class or its name (module docstring).
+
     Args:
-        exploration: ``"groups"`` (:class:`~agents.policies.etc.groups.GroupedExploration`)
-            or ``"spend"`` (FETC's :class:`~agents.policies.etc.exploration.SpendBalanced`).
+        exploration: :class:`~agents.policies.etc.groups.GroupedExploration` (``"groups"``)
+            or FETC's :class:`~agents.policies.etc.exploration.SpendBalanced` (``"spend"``).
         rounds_per_group: the most exploration rounds per group (ETC-50's 50).
         positional_size: the group size where every set has the same size (ETC-50's 3).
         eliminate: in exploration, skip sets whose ``max U_i`` is below the largest
             ``max E[l]``.
-        tolerance: ``"range"`` (:class:`~agents.policies.etc.exploration.RangeTolerance`) or
-            ``"relative"`` (Algorithm 1's, :class:`~agents.policies.etc.exploration.RelativeTolerance`).
-        halve_spend: with ``"range"``, the share of the budget spent in exploitation per
+        tolerance: :class:`~agents.policies.etc.tolerances.RangeTolerance` (``"range"``) or
+            Algorithm 1's :class:`~agents.policies.etc.tolerances.RelativeTolerance`
+            (``"relative"``).
+        halve_spend: with ``RangeTolerance``, the share of the budget spent in exploitation per
             halving of ``alpha``.
         distinct_replays: each play of a held decision is a fresh Thompson query, not a replay.
-        spend_exponent: with ``exploration="spend"``, FETC's ``p``.
+        spend_exponent: with ``SpendBalanced``, FETC's ``p``.
         cost_range: the Bernstein bound's known cost range (``None``: each set's observed).
         n_refine: the screened candidates per set whose value bound is refined by L-BFGS-B
             (in exploration's choice of a set, and in exploitation's ``S1``).
     """
 
-    exploration: Literal["groups", "spend"] = "groups"
+    exploration: Choice[Exploration] = Choice(GroupedExploration, SpendBalanced)
     rounds_per_group: int = 50
     positional_size: int = 3
     eliminate: bool = True
-    tolerance: Literal["range", "relative"] = "range"
+    tolerance: Choice[Tolerance] = Choice(RangeTolerance, RelativeTolerance)
     halve_spend: float = 0.1
     distinct_replays: bool = True
     spend_exponent: float = 0.5
@@ -242,8 +250,6 @@ class GETCRules(ETCRules):
 
     def __post_init__(self) -> None:
         super().__post_init__()
-        check_choice("exploration", self.exploration, ("groups", "spend"))
-        check_choice("tolerance", self.tolerance, ("range", "relative"))
         check_positive_integers(
             rounds_per_group=self.rounds_per_group,
             positional_size=self.positional_size,
@@ -254,22 +260,21 @@ class GETCRules(ETCRules):
         check_spend_rules(self.spend_exponent, self.cost_range)
 
     def parts(self) -> ETCParts:
-        """The parts the switches choose."""
-        exploration: Exploration = (
-            GroupedExploration(
-                self.explore_fraction,
-                self.rounds_per_group,
-                self.positional_size,
-                self.eliminate,
-                self.n_refine,
-            )
-            if self.exploration == "groups"
-            else SpendBalanced(self.explore_fraction, self.spend_exponent)
+        """The parts the switches choose, built with the rules' options."""
+        exploration = build_part(
+            self.exploration,
+            explore_fraction=self.explore_fraction,
+            rounds_per_group=self.rounds_per_group,
+            positional_size=self.positional_size,
+            eliminate=self.eliminate,
+            n_refine=self.n_refine,
+            exponent=self.spend_exponent,
         )
-        tolerance: Tolerance = (
-            RangeTolerance(self.alpha0, self.halve_spend)
-            if self.tolerance == "range"
-            else RelativeTolerance(self.alpha0, self.halve_every)
+        tolerance = build_part(
+            self.tolerance,
+            alpha0=self.alpha0,
+            halve_spend=self.halve_spend,
+            halve_every=self.halve_every,
         )
         return ETCParts(
             exploration,
@@ -284,17 +289,21 @@ class GETCRules(ETCRules):
 class AuthorsRules(ETCRules):
     """ETC as its authors' released code runs it (docs/agents/etc-text-and-code.md), one switch
     per ported part, each with Algorithm 1's behaviour (:class:`ETCRules`) as its other value.
-    ``alpha0`` and ``halve_every`` act only with ``threshold="intersected"`` (the authors'
-    threshold has no tolerance).
+    ``alpha0`` and ``halve_every`` act only with ``threshold=IntersectedBounds`` (the
+    authors' threshold has no tolerance). A switch that chooses a part is the part's class or
+    its name (module docstring).
 
     Args:
-        exploration: ``"budget"`` (:class:`~agents.policies.etc.authors.BudgetRoundRobin`:
-            order ``1..m-1, 0``, stop by remaining budget before every play) or ``"cycles"``
-            (Algorithm 1's whole cycles).
-        cost_bound: ``"round"`` (:class:`~agents.policies.etc.authors.RoundCostBound`) or
-            ``"hoeffding"`` (Algorithm 1's, clipped, ``T = C / min c_hat``).
-        threshold: ``"authors"`` (:class:`~agents.policies.etc.authors.AuthorsThreshold`) or
-            ``"intersected"`` (Algorithm 1's running bars with its tolerance).
+        exploration: :class:`~agents.policies.etc.authors.BudgetRoundRobin` (``"budget"``:
+            order ``1..m-1, 0``, stop by remaining budget before every play) or
+            :class:`~agents.policies.etc.exploration.RoundRobin` (``"cycles"``, Algorithm 1's
+            whole cycles).
+        cost_bound: :class:`~agents.policies.etc.authors.RoundCostBound` (``"round"``) or
+            :class:`~agents.policies.etc.cost_bounds.HoeffdingCostBound` (``"hoeffding"``,
+            Algorithm 1's, clipped, ``T = C / min c_hat``).
+        threshold: :class:`~agents.policies.etc.authors.AuthorsThreshold` (``"authors"``) or
+            :class:`~agents.policies.etc.value_bounds.IntersectedBounds` (``"intersected"``,
+            Algorithm 1's running bars with its tolerance).
         beta_upper: the width of the authors' exploitation upper bound.
         beta_lower: the width of the authors' lower bound.
         late_round: the round from which exploitation plays random sets on a model no longer
@@ -311,9 +320,9 @@ class AuthorsRules(ETCRules):
         model_lr: its Adam learning rate.
     """
 
-    exploration: Literal["budget", "cycles"] = "budget"
-    cost_bound: Literal["round", "hoeffding"] = "round"
-    threshold: Literal["authors", "intersected"] = "authors"
+    exploration: Choice[Exploration] = Choice(BudgetRoundRobin, RoundRobin)
+    cost_bound: Choice[CostBound] = Choice(RoundCostBound, HoeffdingCostBound)
+    threshold: Choice[ValueBound] = Choice(AuthorsThreshold, IntersectedBounds)
     beta_upper: float = 1.96
     beta_lower: float = 0.3
     late_round: int | None = 450
@@ -327,9 +336,6 @@ class AuthorsRules(ETCRules):
         check_choice("model", self.model, ("authors", "text"))
         integer(self.model_steps, "model_steps", minimum=0)
         check_positive_finite(model_lr=self.model_lr)
-        check_choice("exploration", self.exploration, ("budget", "cycles"))
-        check_choice("cost_bound", self.cost_bound, ("round", "hoeffding"))
-        check_choice("threshold", self.threshold, ("authors", "intersected"))
         check_optional_positive_integers(late_round=self.late_round)
         widths = (self.beta_upper, self.beta_lower, self.late_beta)
         for name, beta in zip(("beta_upper", "beta_lower", "late_beta"), widths, strict=True):
@@ -337,21 +343,20 @@ class AuthorsRules(ETCRules):
                 raise ValueError(f"{name} must be finite and >= 0, got {beta!r}")
 
     def parts(self) -> ETCParts:
-        """The parts the switches choose."""
-        value_bound: ValueBound = (
-            AuthorsThreshold(self.beta_upper, self.beta_lower)
-            if self.threshold == "authors"
-            else IntersectedBounds()
+        """The parts the switches choose, built with the rules' options."""
+        value_bound = build_part(
+            self.threshold, beta_upper=self.beta_upper, beta_lower=self.beta_lower
         )
-        exploration: Exploration = (
-            BudgetRoundRobin(self.explore_fraction)
-            if self.exploration == "budget"
-            else RoundRobin(self.explore_fraction)
-        )
-        cost_bound: CostBound = (
-            RoundCostBound() if self.cost_bound == "round" else HoeffdingCostBound()
-        )
+        exploration = build_part(self.exploration, explore_fraction=self.explore_fraction)
         tolerance = RelativeTolerance(self.alpha0, self.halve_every)
         late = None if self.late_round is None else LateRandomPhase(self.late_round, self.late_beta)
         model = AuthorsModel(self.model_steps, self.model_lr) if self.model == "authors" else None
-        return ETCParts(exploration, cost_bound, value_bound, UCBQuery(), tolerance, late, model)
+        return ETCParts(
+            exploration,
+            build_part(self.cost_bound),
+            value_bound,
+            UCBQuery(),
+            tolerance,
+            late,
+            model,
+        )

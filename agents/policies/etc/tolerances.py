@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Protocol
+from typing import ClassVar, Protocol
 
 import numpy as np
 
@@ -34,6 +34,7 @@ class RelativeTolerance:
     Relative to the value, so it moves with the objective's offset: where ``g* = 414``,
     ``alpha0 = 0.1`` admits sets 41 below."""
 
+    name: ClassVar[str] = "relative"
     alpha0: float = 0.1
     halve_every: int | None = None
 
@@ -53,6 +54,7 @@ class RangeTolerance:
     spend rather than by decisions, so a decision's size (a ``hold``) does not change the
     schedule."""
 
+    name: ClassVar[str] = "range"
     alpha0: float = 0.1
     halve_spend: float = 0.1
 

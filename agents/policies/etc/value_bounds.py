@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Any, ClassVar, Protocol
 
 import numpy as np
 
@@ -60,6 +60,7 @@ class IntersectedBounds:
     threshold (the others are outside ``S1`` whatever the value), and for every set when
     ``S1`` comes out empty, for the reset."""
 
+    name: ClassVar[str] = "intersected"
     #: Exploration rounds intersect the bars too.
     intersects = True
 
@@ -153,6 +154,8 @@ class AveragedBounds(CurrentBounds):
     """This round's ``max E[u]`` and ``max E[l]``: bounds of ``f`` averaged over the random
     inputs (FETC's ``value_bounds="current"``)."""
 
+    name: ClassVar[str] = "current"
+
     def lcb(self, round: Round) -> float:
         return round.model.lcb_max()
 
@@ -168,6 +171,7 @@ class SetValueBounds(CurrentBounds):
     variables with the best ``n_refine`` screened candidates refined
     (:meth:`~agents.policies.etc.port.ModelPort.value_maxima`)."""
 
+    name: ClassVar[str] = "integral"
     n_refine: int = 2
 
     def lcb(self, round: Round) -> float:
