@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from typing import Any
+
+import numpy as np
 import torch
 from torch import Tensor
 
@@ -61,6 +64,35 @@ class MAPFitter:
     def forget(self) -> None:
         """Drop the warm start (the data changed rather than grew)."""
         self._state = None
+
+    def save_state(self) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
+        """The fits' counts and last error (JSON) and the last fit's hyperparameter tensors,
+        the warm start of the next (arrays named ``module.parameter`` as in the modules'
+        ``state_dict``, none before the first fit or after :meth:`forget`)."""
+        arrays = {f"{module}.{key}": value.detach().numpy().copy()
+                  for module, state in (self._state or {}).items()
+                  for key, value in state.items()}  # fmt: skip
+        meta = {"n_refits": self.n_refits, "n_failed_refits": self.n_failed_refits,
+                "last_error": self.last_error, "warm": self._state is not None}  # fmt: skip
+        return arrays, meta
+
+    def load_state(self, arrays: dict[str, np.ndarray], meta: dict[str, Any]) -> None:
+        """Restore a state from :meth:`save_state`: the next fit starts where the saved one would.
+
+        Raises:
+            ValueError: for a tensor of a module that holds no hyperparameters.
+        """
+        state: dict[str, dict[str, Tensor]] = {name: {} for name in HYPERPARAMETER_MODULES}
+        for name, value in arrays.items():
+            module, _, key = name.partition(".")
+            if module not in state or not key:
+                raise ValueError(f"a fitter state names {name!r}: not a parameter of one of "
+                                 f"{HYPERPARAMETER_MODULES}")  # fmt: skip
+            state[module][key] = torch.tensor(np.asarray(value))
+        self.n_refits = int(meta["n_refits"])
+        self.n_failed_refits = int(meta["n_failed_refits"])
+        self.last_error = None if meta["last_error"] is None else str(meta["last_error"])
+        self._state = state if meta["warm"] else None
 
     def fit(self, X: Tensor, y: Tensor, previous: Hyperparameters) -> Hyperparameters:
         """MAP hyperparameters for ``n x d`` inputs and ``n`` outputs; ``previous`` if the fit

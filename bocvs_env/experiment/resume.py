@@ -20,7 +20,7 @@ from bocvs_env.experiment.loop import Loop
 def save_agent_state(loop: Loop, journal: Journal, number: int) -> None:
     """Keep the state of ``loop``'s agent after answer ``number``, if it can save one."""
     if supports_state(loop.agent):
-        arrays, meta = loop.agent.state()  # type: ignore[attr-defined]
+        arrays, meta = loop.agent.save_state()  # type: ignore[attr-defined]
         journal.save_state(number, arrays, meta)
 
 
