@@ -13,7 +13,7 @@ import torch
 from torch import Tensor
 
 from agents.acquisition import Bound, ExpectedAcquisition, SetOptimizer
-from agents.base import Action, BaseAgent, Observation
+from agents.base import Action, Observation
 from agents.config import (
     EXACT_SETTINGS,
     FAST,
@@ -25,15 +25,15 @@ from agents.config import (
     Rules,
     SurrogateConfig,
 )
+from agents.policies.model_state import SavedModelAgent
 from agents.policies.presets import Preset, preset_named
 from agents.rules.set_selection import full_set
 from agents.surrogate import GPSurrogate, SamplePath
-from bocvs_env.agent_state import StateArrays, StateMeta, check_saved_as, part, prefixed
 
 __all__ = ["EXACT_SETTINGS", "FAST_SETTINGS", "FRUGAL_COMPUTE", "ModelBasedAgent"]
 
 
-class ModelBasedAgent(BaseAgent):
+class ModelBasedAgent(SavedModelAgent):
     """Keeps a :class:`GPSurrogate` fitted to all data, an :class:`ExpectedAcquisition` and the
     :class:`SetOptimizer` that maximizes it.
 
@@ -173,59 +173,6 @@ class ModelBasedAgent(BaseAgent):
         super().observe(action, observation, reward, terminated, truncated, info)
         if info.get("evaluated", False) and not (terminated or truncated):
             self._refit()
-
-    def model_state(self) -> tuple[StateArrays, StateMeta]:
-        """What this class and :class:`~agents.base.BaseAgent` keep, as arrays and JSON, for a
-        policy's ``state`` (:class:`~agents.base.BaseAgent.bookkeeping_state`, then the GP
-        under ``surrogate.*`` (:meth:`GPSurrogate.save_state`), the Gram matrices the acquisition
-        grows (``gp_cache.*``, :meth:`~agents.acquisition.gp_cache.GPFactorCache.save_state`), each set's recent maximizers
-        ``maximizers.<set>`` (``k x d``), a held decision's query ``held.x`` (``d``), and in
-        JSON the agent's name, parameters and model seed, the held decision's set and spend,
-        the data stride).
-
-        The acquisition and the optimizer keep nothing else a decision reads but what the model
-        seed builds (their other caches are recomputed to the same values)."""
-        arrays, meta = self.bookkeeping_state()
-        gp_arrays, gp_meta = self.surrogate.save_state()
-        arrays.update(prefixed("surrogate", gp_arrays))
-        cache_arrays, cache_meta = self.acquisition.gp_cache.save_state()
-        arrays.update(prefixed("gp_cache", cache_arrays))
-        for i, kept in self._maximizers.items():
-            arrays[f"maximizers.{i}"] = np.array(kept, np.float64).reshape(-1, self.task.dim)
-        held = None
-        if self._held is not None:
-            arrays["held.x"] = self._held[1].copy()
-            held = [self._held[0], self._held[2]]
-        meta.update(agent=self.name, params=self.params(), model_seed=self.acquisition.seed,
-                    surrogate=gp_meta, gp_cache=cache_meta, held=held,
-                    stride=self._stride)  # fmt: skip
-        return arrays, meta
-
-    def load_model_state(self, arrays: StateArrays, meta: StateMeta) -> None:
-        """Restore a state from :meth:`model_state` (after :meth:`reset` with the same task,
-        observation, info and seed): the GP is loaded, not refit.
-
-        Raises:
-            ValueError: for a state of another agent, parameters or seed, or one that does not
-                load (:meth:`GPSurrogate.load_state`).
-        """
-        check_saved_as(meta, agent=self.name, params=self.params(),
-                       model_seed=self.acquisition.seed)  # fmt: skip
-        self.load_bookkeeping_state(arrays, meta)
-        self.surrogate.load_state(part(arrays, "surrogate"), meta["surrogate"])
-        self.acquisition.gp_cache.load_state(
-            part(arrays, "gp_cache"), meta["gp_cache"], self.surrogate
-        )
-        kept = part(arrays, "maximizers")
-        self._maximizers = {
-            int(i): list(np.asarray(kept[i], np.float64).reshape(-1, self.task.dim)) for i in kept
-        }
-        held = meta["held"]
-        self._held = None
-        if held is not None:
-            x = np.asarray(arrays["held.x"], np.float64).reshape(self.task.dim).copy()
-            self._held = (int(held[0]), x, float(held[1]))
-        self._stride = int(meta["stride"])
 
     def set_maxima(
         self,

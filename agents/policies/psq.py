@@ -189,7 +189,7 @@ class UCBPSQAgent(ModelBasedAgent):
 
     def save_state(self) -> tuple[StateArrays, StateMeta]:
         """Its state (:class:`~bocvs_env.agent_state.StatefulAgent`): the model-based agent's
-        (:meth:`~agents.policies.model_based.ModelBasedAgent.model_state`); the sets it compares
+        (:meth:`~agents.policies.model_state.SavedModelAgent.model_state`); the sets it compares
         and the groups follow from the task, the group phase's place from the play count."""
         return self.model_state()
 

@@ -90,7 +90,7 @@ class ETCAgent(ModelBasedAgent):
 
     def save_state(self) -> tuple[StateArrays, StateMeta]:
         """Its state (:class:`~bocvs_env.agent_state.StatefulAgent`): the model-based agent's
-        (:meth:`~agents.policies.model_based.ModelBasedAgent.model_state`), the episode's
+        (:meth:`~agents.policies.model_state.SavedModelAgent.model_state`), the episode's
         :class:`~agents.policies.etc.state.ETCState` under ``etc.*`` and the model port's
         tracking of ``max E[l]`` under ``port.*``."""
         arrays, meta = self.model_state()
