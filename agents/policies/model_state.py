@@ -56,13 +56,15 @@ class SavedModelAgent(BaseAgent):
         observation, info and seed): the GP is loaded, not refit.
 
         Raises:
-            ValueError: for a state of another agent, parameters or seed, or one that does not
-                load (:meth:`GPSurrogate.load_state`).
+            ValueError: for a state of another agent, parameters or seed, a GP conditioned on
+                other data than the agent observed, or one that does not load
+                (:meth:`~agents.surrogate.GPSurrogate.load_state`).
         """
         check_saved_as(meta, agent=self.name, params=self.params(),
                        model_seed=self.acquisition.seed)  # fmt: skip
         self.load_bookkeeping_state(arrays, meta)
         self.surrogate.load_state(part(arrays, "surrogate"), meta["surrogate"])
+        self._check_gp_data()
         self.acquisition.gp_cache.load_state(
             part(arrays, "gp_cache"), meta["gp_cache"], self.surrogate
         )
@@ -76,3 +78,14 @@ class SavedModelAgent(BaseAgent):
             x = np.asarray(arrays["held.x"], np.float64).reshape(self.task.dim).copy()
             self._held = (int(held[0]), x, float(held[1]))
         self._stride = int(meta["stride"])
+
+    def _check_gp_data(self) -> None:
+        """Raise a one-line ``ValueError`` unless every point the loaded GP is conditioned on
+        (its input and output) is one the agent observed (the GP may hold a subset of them:
+        thinned data, a frozen model)."""
+        observed = {(x.tobytes(), v) for x, v in zip(self.X, self.y.tolist(), strict=True)}
+        gp_X, gp_y = self.surrogate.train_X.numpy(), self.surrogate.train_y.tolist()
+        for j, (x, v) in enumerate(zip(gp_X, gp_y, strict=True)):
+            if (x.tobytes(), v) not in observed:
+                raise ValueError(f"the saved GP's point {j} (y = {v!r}) is not one the agent "
+                                 "observed")  # fmt: skip

@@ -151,6 +151,11 @@ class GPSurrogate(FactorizedPosterior):
         return self.factor.X
 
     @property
+    def train_y(self) -> Tensor:
+        """The ``n`` training outputs, in the units of ``y``."""
+        return self._y
+
+    @property
     def cholesky(self) -> Tensor:
         """The ``n x n`` lower Cholesky factor of ``K + (noise + jitter) I`` (standardized)."""
         return self.factor.L
@@ -198,12 +203,11 @@ class GPSurrogate(FactorizedPosterior):
         self._alpha = posterior_weights(self.factor.L, yt, self.hyper)
 
     def save_state(self) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
-        """The GP as data, to be loaded into a GP built with the same options
-        (:meth:`load_state`): the outputs ``y`` (``n``), the hyperparameters as named float
-        arrays (``hyper.lengthscale``, ``d``; ``hyper.outputscale``, ``hyper.noise``,
-        ``hyper.mean``, ``hyper.y_shift``, ``hyper.y_scale``, scalars), the factor's arrays
-        (``factor.*``, :meth:`GrowingCholesky.save_state`), the fitter's (``fitter.*``), and in JSON
-        the refit schedule's place, the fit count and the fitter's counts."""
+        """The GP as data, for a GP built with the same options (:meth:`load_state`): outputs
+        ``y`` (``n``), hyperparameters as named float arrays (``hyper.lengthscale``, ``d``, and
+        the scalars ``hyper.<name>`` of :data:`_SCALARS`), the factor's arrays (``factor.*``,
+        :meth:`GrowingCholesky.save_state`), the fitter's (``fitter.*``), and in JSON the refit
+        schedule's place, the fit count and the fitter's counts."""
         h = self.hyper
         arrays = {"y": self._y.numpy().copy(), "hyper.lengthscale": h.lengthscale.numpy().copy(),
                   **{f"hyper.{k}": np.float64(getattr(h, k)) for k in _SCALARS},
@@ -228,9 +232,8 @@ class GPSurrogate(FactorizedPosterior):
                              f"this GP's are {self.mode!r} and {self.seed!r}")  # fmt: skip
         ls = torch.tensor(np.asarray(arrays["hyper.lengthscale"], np.float64))
         if ls.shape != (self.dim,):
-            raise ValueError(
-                f"saved lengthscales of shape {tuple(ls.shape)}: expected ({self.dim},)"
-            )
+            raise ValueError(f"saved lengthscales of shape {tuple(ls.shape)}: expected "
+                             f"({self.dim},)")  # fmt: skip
         scalars = {k: float(np.asarray(arrays[f"hyper.{k}"], np.float64)) for k in _SCALARS}
         hyper = Hyperparameters(ls, **scalars)
         y = torch.tensor(np.asarray(arrays["y"], np.float64))

@@ -107,6 +107,11 @@ def test_a_gp_agents_altered_or_foreign_state_is_refused_in_one_line() -> None:
     altered = {**arrays, "surrogate.factor.L": arrays["surrogate.factor.L"] * 1.01}
     with pytest.raises(ValueError, match="saved factor L L\\^T is not what the state's other"):
         _loads_into(etc, altered, meta)
+    altered = {**arrays, "surrogate.y": arrays["surrogate.y"] + 1.0}
+    with pytest.raises(
+        ValueError, match=r"the saved GP's point 0 .* is not one the agent observed"
+    ):
+        _loads_into(etc, altered, meta)
     grams = [k for k in arrays if k.startswith("gp_cache.") and k.endswith(".gram")]
     assert grams
     altered = {**arrays, grams[0]: arrays[grams[0]] + 1.0}
