@@ -57,6 +57,11 @@ def main() -> None:
     parser.add_argument("--sizes", nargs="+", type=int, default=[50, 200, 500])
     parser.add_argument("--out", type=Path, help="also write the rows here, as JSON")
     args = parser.parse_args()
+    version = None
+    if args.out is not None:  # the code measured, before anything can change it
+        from bocvs_env.benchmark.versions import this_version
+
+        version = this_version()
     print("| agent | tells | resumed by | build (CPU s) | one decision (CPU s) | "
           "open + ask (CPU s) | open + ask - decision |")  # fmt: skip
     print("| --- | ---: | --- | ---: | ---: | ---: | ---: |")
@@ -71,9 +76,7 @@ def main() -> None:
                       f"{row['decision_cpu_s']:.3f} | {row['open_ask_cpu_s']:.2f} | "
                       f"{extra:.2f} |", flush=True)  # fmt: skip
     if args.out is not None:
-        from bocvs_env.benchmark.versions import this_version
-
-        result = {"measured": __doc__.split("\n\n")[0], "code_version": this_version(),
+        result = {"measured": __doc__.split("\n\n")[0], "code_version": version,
                   "omp_num_threads": os.environ.get("OMP_NUM_THREADS"), "rows": rows}  # fmt: skip
         write_file(args.out, lambda tmp: tmp.write_text(json.dumps(result, indent=1) + "\n"))
 
