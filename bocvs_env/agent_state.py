@@ -24,6 +24,7 @@ import json
 from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
+import torch
 from torch import Tensor
 
 #: How far a matrix loaded from a state may be from what its other arrays make it (a factor's
@@ -97,6 +98,17 @@ def check_saved_as(meta: StateMeta, **expected: Any) -> None:
         if meta.get(key) != wanted:
             raise ValueError(f"a state saved with {key} = {meta.get(key)!r}: this agent's "
                              f"{key} is {wanted!r}")  # fmt: skip
+
+
+def tensor_array(tensor: Tensor) -> np.ndarray:
+    """A copy of ``tensor`` as a numpy array in its memory layout (a column-major matrix stays
+    column-major in the ``.npz``): a product's rounding can depend on its operands' layout."""
+    return np.array(tensor.detach().numpy(), order="K", copy=True)
+
+
+def array_tensor(array: np.ndarray) -> Tensor:
+    """A float64 tensor copied from ``array`` in its memory layout (:func:`tensor_array`)."""
+    return torch.from_numpy(np.array(array, dtype=np.float64, order="K", copy=True))
 
 
 def check_consistent(what: str, got: Tensor, expected: Tensor, shaped: bool = True) -> None:

@@ -10,7 +10,7 @@ from torch import Tensor
 
 from agents.acquisition.inputs import RandomInputs
 from agents.surrogate import GPSurrogate
-from bocvs_env.agent_state import check_consistent
+from bocvs_env.agent_state import array_tensor, check_consistent, tensor_array
 
 #: The most memory the screening matrices of all sets may keep between evaluations (bytes).
 MOMENT_CACHE_BYTES = 1 << 30
@@ -125,7 +125,7 @@ class GPFactorCache:
         The rest is recomputed after a fit to the same values."""
         arrays = {}
         for i, (B, gram) in self._grams.items():
-            arrays[f"{i}.factor"], arrays[f"{i}.gram"] = B.numpy().copy(), gram.numpy().copy()
+            arrays[f"{i}.factor"], arrays[f"{i}.gram"] = tensor_array(B), tensor_array(gram)
         return arrays, {"grams": list(self._grams)}
 
     def load_state(
@@ -140,8 +140,7 @@ class GPFactorCache:
         grams = {}
         for i in (int(k) for k in meta["grams"]):
             self.inputs.check_set(i)
-            B = torch.tensor(np.asarray(arrays[f"{i}.factor"], np.float64))
-            gram = torch.tensor(np.asarray(arrays[f"{i}.gram"], np.float64))
+            B, gram = array_tensor(arrays[f"{i}.factor"]), array_tensor(arrays[f"{i}.gram"])
             shaped = B.ndim == 2 and gram.shape == (B.shape[-1], B.shape[-1])
             check_consistent(f"Gram matrix of set {i}", gram, B.T @ B if shaped else gram, shaped)
             grams[i] = (B, gram)

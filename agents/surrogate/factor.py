@@ -6,7 +6,7 @@ import numpy as np
 import torch
 from torch import Tensor
 
-from bocvs_env.agent_state import check_consistent
+from bocvs_env.agent_state import array_tensor, check_consistent, tensor_array
 from bocvs_env.gp_algebra import Hyperparameters, rbf, robust_cholesky
 
 
@@ -56,11 +56,11 @@ class GrowingCholesky:
         """The factor as arrays: ``X`` (``n x d``), ``L`` (``n x n``), ``jitter`` (``n``),
         ``counts`` (factorizations, extensions) and, once computed, ``precision`` (``n x n``),
         as they are, so that :meth:`load_state` gives the same bits as the extensions did."""
-        arrays = {"X": self.X.numpy().copy(), "L": self.L.numpy().copy(),
-                  "jitter": self.jitter.numpy().copy(),
+        arrays = {"X": tensor_array(self.X), "L": tensor_array(self.L),
+                  "jitter": tensor_array(self.jitter),
                   "counts": np.array([self.n_factorizations, self.n_extensions])}  # fmt: skip
         if self._W is not None:
-            arrays["precision"] = self._W.numpy().copy()
+            arrays["precision"] = tensor_array(self._W)  # column-major if from LAPACK
         return arrays
 
     def load_state(self, arrays: dict[str, np.ndarray], hyper: Hyperparameters) -> None:
@@ -71,9 +71,7 @@ class GrowingCholesky:
                 that of its inputs under ``hyper``
                 (:func:`~bocvs_env.agent_state.check_consistent`).
         """
-        X, L, jitter = (
-            torch.tensor(np.asarray(arrays[k], np.float64)) for k in ("X", "L", "jitter")
-        )
+        X, L, jitter = (array_tensor(arrays[k]) for k in ("X", "L", "jitter"))
         n, d = X.shape[0], self.X.shape[1]
         if X.shape != (n, d) or L.shape != (n, n) or jitter.shape != (n,):
             raise ValueError(f"a factor of shapes X {tuple(X.shape)}, L {tuple(L.shape)}, jitter "
@@ -83,7 +81,7 @@ class GrowingCholesky:
         check_consistent("factor L L^T", L @ L.T if n else K, K, bool(torch.equal(L, L.tril())))
         W = None
         if "precision" in arrays:
-            W = torch.tensor(np.asarray(arrays["precision"], np.float64))
+            W = array_tensor(arrays["precision"])
             ok = W.shape == (n, n)
             check_consistent("precision", W if ok else K, torch.cholesky_inverse(L) if n else K, ok)
         counts = np.asarray(arrays["counts"], np.int64).reshape(2)

@@ -41,7 +41,7 @@ from agents.surrogate.factor import GrowingCholesky
 from agents.surrogate.fitting import MAPFitter, initial_hyperparameters
 from agents.surrogate.paths import SamplePath, draw_sample_paths
 from agents.surrogate.posterior import FactorizedPosterior
-from bocvs_env.agent_state import part, prefixed
+from bocvs_env.agent_state import array_tensor, part, prefixed, tensor_array
 from bocvs_env.checks import check_positive_finite, check_positive_integers, real
 from bocvs_env.gp_algebra import Hyperparameters, posterior_weights
 from bocvs_env.problems.distributions import InputDistribution
@@ -209,7 +209,7 @@ class GPSurrogate(FactorizedPosterior):
         :meth:`GrowingCholesky.save_state`), the fitter's (``fitter.*``), and in JSON the refit
         schedule's place, the fit count and the fitter's counts."""
         h = self.hyper
-        arrays = {"y": self._y.numpy().copy(), "hyper.lengthscale": h.lengthscale.numpy().copy(),
+        arrays = {"y": tensor_array(self._y), "hyper.lengthscale": tensor_array(h.lengthscale),
                   **{f"hyper.{k}": np.float64(getattr(h, k)) for k in _SCALARS},
                   **prefixed("factor", self.factor.save_state())}  # fmt: skip
         fitter_arrays, fitter_meta = self.fitter.save_state()
@@ -230,13 +230,13 @@ class GPSurrogate(FactorizedPosterior):
         if meta["mode"] != self.mode or meta["seed"] != self.seed:
             raise ValueError(f"a GP state of mode {meta['mode']!r} and seed {meta['seed']!r}: "
                              f"this GP's are {self.mode!r} and {self.seed!r}")  # fmt: skip
-        ls = torch.tensor(np.asarray(arrays["hyper.lengthscale"], np.float64))
+        ls = array_tensor(arrays["hyper.lengthscale"])
         if ls.shape != (self.dim,):
             raise ValueError(f"saved lengthscales of shape {tuple(ls.shape)}: expected "
                              f"({self.dim},)")  # fmt: skip
         scalars = {k: float(np.asarray(arrays[f"hyper.{k}"], np.float64)) for k in _SCALARS}
         hyper = Hyperparameters(ls, **scalars)
-        y = torch.tensor(np.asarray(arrays["y"], np.float64))
+        y = array_tensor(arrays["y"])
         n = np.shape(arrays["factor.X"])[0]
         if y.shape != (n,):
             raise ValueError(f"saved outputs of shape {tuple(y.shape)} for {n} inputs")

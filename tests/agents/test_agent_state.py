@@ -27,10 +27,11 @@ def _as_stored(arrays: dict[str, np.ndarray], meta: dict[str, Any]) -> tuple[Any
     return loaded, json.loads(json.dumps(meta))
 
 
-def _played(make: Any, k: int, env_id: str = "bocvs/Hartmann3-v1") -> tuple[Any, ...]:
-    """An agent from ``make`` after ``k`` plays: (the environment, its reset observation and
-    info, the agent, the last observation)."""
-    env = gym.make(env_id)
+def _played(make: Any, k: int, **options: Any) -> tuple[Any, ...]:
+    """An agent from ``make`` after ``k`` plays on Hartmann-3 (with the environment's
+    ``options``): (the environment, its reset observation and info, the agent, the last
+    observation)."""
+    env = gym.make("bocvs/Hartmann3-v1", **options)
     first = make()
     obs0, info0 = env.reset(seed=7)
     first.reset(env.get_wrapper_attr("task"), obs0, public_info(info0), seed=3)
@@ -42,8 +43,8 @@ def _played(make: Any, k: int, env_id: str = "bocvs/Hartmann3-v1") -> tuple[Any,
     return env, obs0, public_info(info0), first, obs
 
 
-def _restored_acts_alike(make: Any, k: int, m: int) -> None:
-    env, obs0, info0, first, obs = _played(make, k)
+def _restored_acts_alike(make: Any, k: int, m: int, **options: Any) -> None:
+    env, obs0, info0, first, obs = _played(make, k, **options)
     restored = make()
     restored.reset(env.get_wrapper_attr("task"), obs0, info0, seed=3)
     restored.load_state(*_as_stored(*first.save_state()))
@@ -80,6 +81,15 @@ def test_a_gp_agent_restored_after_k_observations_acts_as_the_uninterrupted_one(
     block updates and the acquisition's Gram matrices grown from the last fit's."""
     assert supports_state(make_agent(name))
     _restored_acts_alike(lambda: make_agent(name), k=14, m=3)
+
+
+def test_etc_authors_restored_in_its_late_phase_acts_as_the_uninterrupted_one() -> None:
+    """On a model the late phase froze, whose precision LAPACK left column-major (a product's
+    rounding depends on its operands' layout, which the state keeps)."""
+    agent = lambda: make_agent("etc-authors", late_round=12)  # noqa: E731
+    *_, played, _ = _played(agent, k=24, budget=6.0)
+    assert played.decisions[-1]["phase"] == "late"
+    _restored_acts_alike(agent, k=24, m=3, budget=6.0)
 
 
 def test_a_gp_agents_state_is_numeric_arrays_and_json() -> None:
