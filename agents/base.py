@@ -14,6 +14,7 @@ import numpy as np
 
 from bocvs_env.agent import Action, Agent, Observation
 from bocvs_env.agent_state import generator_state, load_generator_state
+from bocvs_env.jsonable import plain
 from bocvs_env.task import Task
 
 __all__ = ["Action", "Agent", "BaseAgent", "Observation"]
@@ -85,10 +86,12 @@ class BaseAgent(ABC):
     def bookkeeping_state(self) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
         """The state this base class keeps, as arrays and JSON
         (:class:`~bocvs_env.agent_state.StatefulAgent`): ``X`` (``n x d``), ``y`` (``n``),
-        ``plays`` and ``cost_sums`` (per set), the cost draws, the spend, the decision log and
-        the generator's state. A subclass that adds no state of its own saves just this."""
+        ``plays`` and ``cost_sums`` (per set), the cost draws, the spend, the decision log
+        (NumPy values as plain JSON) and the generator's state. A subclass that adds no state
+        of its own saves just this."""
         arrays = {"X": self.X, "y": self.y, "plays": self.plays, "cost_sums": self.cost_sums}
-        meta = {"cost_draws": self.cost_draws, "spent": self.spent, "decisions": self.decisions,
+        meta = {"cost_draws": self.cost_draws, "spent": self.spent,
+                "decisions": plain(self.decisions),
                 "rng": generator_state(self.rng)}  # fmt: skip
         return arrays, meta
 

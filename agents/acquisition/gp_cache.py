@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+from typing import Any
+
+import numpy as np
 import torch
 from torch import Tensor
 
 from agents.acquisition.inputs import RandomInputs
 from agents.surrogate import GPSurrogate
+from bocvs_env.agent_state import array_tensor, check_consistent, tensor_array
 
 #: The most memory the screening matrices of all sets may keep between evaluations (bytes).
 MOMENT_CACHE_BYTES = 1 << 30
@@ -113,6 +117,35 @@ class GPFactorCache:
             return gram
         self._grams[i] = (B, gram)
         return gram.clone()
+
+    def save_state(self) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
+        """The Gram matrices kept between fits, which the next ones grow from (a grown matrix
+        need not be the same bits as a full product): per set ``<set>.factor`` (``S_i x m``)
+        and ``<set>.gram`` (``m x m``), and in JSON their order (the oldest is dropped first).
+        The rest is recomputed after a fit to the same values."""
+        arrays = {}
+        for i, (B, gram) in self._grams.items():
+            arrays[f"{i}.factor"], arrays[f"{i}.gram"] = tensor_array(B), tensor_array(gram)
+        return arrays, {"grams": list(self._grams)}
+
+    def load_state(
+        self, arrays: dict[str, np.ndarray], meta: dict[str, Any], surrogate: GPSurrogate
+    ) -> None:
+        """Restore the Gram matrices of :meth:`save_state` for ``surrogate`` (loaded already).
+
+        Raises:
+            ValueError: for a set the task does not have, or a Gram matrix that is not its
+                factor's.
+        """
+        grams = {}
+        for i in (int(k) for k in meta["grams"]):
+            self.inputs.check_set(i)
+            B, gram = array_tensor(arrays[f"{i}.factor"]), array_tensor(arrays[f"{i}.gram"])
+            shaped = B.ndim == 2 and gram.shape == (B.shape[-1], B.shape[-1])
+            check_consistent(f"Gram matrix of set {i}", gram, B.T @ B if shaped else gram, shaped)
+            grams[i] = (B, gram)
+        self._owner, self._version, self._grams = surrogate, -1, grams
+        self._factors, self.moment_cache, self._embeddings = {}, {}, {}
 
     def embedding(self, surrogate: GPSurrogate, i: int) -> Tensor:
         """``E[F_free(X^-i, x_j)] * alpha_j`` in closed form (``n``)."""

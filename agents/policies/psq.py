@@ -35,6 +35,7 @@ from agents.config import EXACT, FAST, Rules
 from agents.policies.model_based import ModelBasedAgent
 from agents.policies.presets import Preset, preset_table
 from agents.rules.set_selection import best_set, etc50_group, full_set, size_groups
+from bocvs_env.agent_state import StateArrays, StateMeta
 from bocvs_env.checks import check_positive_integers
 from bocvs_env.task import Task
 
@@ -185,6 +186,16 @@ class UCBPSQAgent(ModelBasedAgent):
         )
         phase = self.parts.group_phase
         self._groups = [] if phase is None else phase.groups(self.task)
+
+    def save_state(self) -> tuple[StateArrays, StateMeta]:
+        """Its state (:class:`~bocvs_env.agent_state.StatefulAgent`): the model-based agent's
+        (:meth:`~agents.policies.model_state.SavedModelAgent.model_state`); the sets it compares
+        and the groups follow from the task, the group phase's place from the play count."""
+        return self.model_state()
+
+    def load_state(self, arrays: StateArrays, meta: StateMeta) -> None:
+        """Restore a state from :meth:`save_state` (after :meth:`reset`)."""
+        self.load_model_state(arrays, meta)
 
     def decide(self, observation: Observation) -> Action:
         phase = self.parts.group_phase

@@ -23,11 +23,11 @@ class RandomAgent(BaseAgent):
         x = self.rng.random(self.task.dim)
         return {"control_set": i, "x": x}
 
-    def state(self) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
+    def save_state(self) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
         """Its state (:class:`~bocvs_env.agent_state.StatefulAgent`): the base bookkeeping and
         the generator's state; it keeps nothing else."""
         return self.bookkeeping_state()
 
     def load_state(self, arrays: dict[str, np.ndarray], meta: dict[str, Any]) -> None:
-        """Restore a state from :meth:`state` (after :meth:`reset`)."""
+        """Restore a state from :meth:`save_state` (after :meth:`reset`)."""
         self.load_bookkeeping_state(arrays, meta)

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import numpy as np
 import torch
 from torch import Tensor
 
+from bocvs_env.agent_state import array_tensor, check_consistent, tensor_array
 from bocvs_env.gp_algebra import Hyperparameters, rbf, robust_cholesky
 
 
@@ -49,6 +51,42 @@ class GrowingCholesky:
         if self._W is None:
             self._W = torch.cholesky_inverse(self.L)
         return self._W
+
+    def save_state(self) -> dict[str, np.ndarray]:
+        """The factor as arrays: ``X`` (``n x d``), ``L`` (``n x n``), ``jitter`` (``n``),
+        ``counts`` (factorizations, extensions) and, once computed, ``precision`` (``n x n``),
+        as they are, so that :meth:`load_state` gives the same bits as the extensions did."""
+        arrays = {"X": tensor_array(self.X), "L": tensor_array(self.L),
+                  "jitter": tensor_array(self.jitter),
+                  "counts": np.array([self.n_factorizations, self.n_extensions])}  # fmt: skip
+        if self._W is not None:
+            arrays["precision"] = tensor_array(self._W)  # column-major if from LAPACK
+        return arrays
+
+    def load_state(self, arrays: dict[str, np.ndarray], hyper: Hyperparameters) -> None:
+        """Restore a factor from :meth:`save_state`, built under ``hyper``.
+
+        Raises:
+            ValueError: for arrays of the wrong shapes, or a factor (or precision) that is not
+                that of its inputs under ``hyper``
+                (:func:`~bocvs_env.agent_state.check_consistent`).
+        """
+        X, L, jitter = (array_tensor(arrays[k]) for k in ("X", "L", "jitter"))
+        n, d = X.shape[0], self.X.shape[1]
+        if X.shape != (n, d) or L.shape != (n, n) or jitter.shape != (n,):
+            raise ValueError(f"a factor of shapes X {tuple(X.shape)}, L {tuple(L.shape)}, jitter "
+                             f"{tuple(jitter.shape)}: expected (n, {d}), (n, n), (n,)")  # fmt: skip
+        K = rbf(X, X, hyper.lengthscale, hyper.outputscale)
+        K.diagonal().add_(jitter + hyper.noise)
+        check_consistent("factor L L^T", L @ L.T if n else K, K, bool(torch.equal(L, L.tril())))
+        W = None
+        if "precision" in arrays:
+            W = array_tensor(arrays["precision"])
+            ok = W.shape == (n, n)
+            check_consistent("precision", W if ok else K, torch.cholesky_inverse(L) if n else K, ok)
+        counts = np.asarray(arrays["counts"], np.int64).reshape(2)
+        self.X, self.L, self.jitter, self._W = X, L, jitter, W
+        self.n_factorizations, self.n_extensions = int(counts[0]), int(counts[1])
 
     def extend(self, X_new: Tensor, hyper: Hyperparameters) -> None:
         """Append ``k x d`` rows in ``O(n^2 k)`` (``O(k^3)`` for the new block)."""

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from typing import Any
+
+import numpy as np
 import torch
 from torch import Tensor
 
@@ -26,7 +29,28 @@ def initial_hyperparameters(dim: int) -> Hyperparameters:
     return Hyperparameters(ls, 1.0, float(likelihood.noise.detach()))
 
 
-class MAPFitter:
+class FitCounts:
+    """The counts a fitter keeps of its fits, and their part of its saved state."""
+
+    def __init__(self) -> None:
+        #: The number of fits done, and of failed ones (the last error is in ``last_error``).
+        self.n_refits = 0
+        self.n_failed_refits = 0
+        self.last_error: str | None = None
+
+    def count_meta(self) -> dict[str, Any]:
+        """The counts and the last error, as JSON."""
+        return {"n_refits": self.n_refits, "n_failed_refits": self.n_failed_refits,
+                "last_error": self.last_error}  # fmt: skip
+
+    def load_counts(self, meta: dict[str, Any]) -> None:
+        """Restore the counts of :meth:`count_meta`."""
+        self.n_refits = int(meta["n_refits"])
+        self.n_failed_refits = int(meta["n_failed_refits"])
+        self.last_error = None if meta["last_error"] is None else str(meta["last_error"])
+
+
+class MAPFitter(FitCounts):
     """Fits BoTorch's default ``SingleTaskGP`` (RBF with ARD and the dimension-scaled priors of
     Hvarfner et al. 2024, a constant mean, ``Standardize``) by maximum a posteriori.
 
@@ -48,19 +72,41 @@ class MAPFitter:
         self, seed: int | None = 0, warm_start: bool = True, maxiter: int | None = None
     ) -> None:
         check_optional_positive_integers(maxiter=maxiter)
+        super().__init__()
         self.seed = seed
         self.warm_start = warm_start
         self.maxiter = maxiter
-        #: The number of fits done, and of failed ones (after which the previous hyperparameters
-        #: are kept; the last error is in ``last_error``).
-        self.n_refits = 0
-        self.n_failed_refits = 0
-        self.last_error: str | None = None
         self._state: dict[str, dict[str, Tensor]] | None = None
 
     def forget(self) -> None:
         """Drop the warm start (the data changed rather than grew)."""
         self._state = None
+
+    def save_state(self) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
+        """The fits' counts and last error (JSON) and the last fit's hyperparameter tensors,
+        the warm start of the next (arrays named ``module.parameter`` as in the modules'
+        ``state_dict``, none before the first fit or after :meth:`forget`)."""
+        arrays = {f"{module}.{key}": value.detach().numpy().copy()
+                  for module, state in (self._state or {}).items()
+                  for key, value in state.items()}  # fmt: skip
+        meta = {**self.count_meta(), "warm": self._state is not None}
+        return arrays, meta
+
+    def load_state(self, arrays: dict[str, np.ndarray], meta: dict[str, Any]) -> None:
+        """Restore a state from :meth:`save_state`: the next fit starts where the saved one would.
+
+        Raises:
+            ValueError: for a tensor of a module that holds no hyperparameters.
+        """
+        state: dict[str, dict[str, Tensor]] = {name: {} for name in HYPERPARAMETER_MODULES}
+        for name, value in arrays.items():
+            module, _, key = name.partition(".")
+            if module not in state or not key:
+                raise ValueError(f"a fitter state names {name!r}: not a parameter of one of "
+                                 f"{HYPERPARAMETER_MODULES}")  # fmt: skip
+            state[module][key] = torch.tensor(np.asarray(value))
+        self.load_counts(meta)
+        self._state = state if meta["warm"] else None
 
     def fit(self, X: Tensor, y: Tensor, previous: Hyperparameters) -> Hyperparameters:
         """MAP hyperparameters for ``n x d`` inputs and ``n`` outputs; ``previous`` if the fit
@@ -102,7 +148,7 @@ class MAPFitter:
 EXACT_UP_TO = 2**31 - 1
 
 
-class RestartedAdamFitter:
+class RestartedAdamFitter(FitCounts):
     """A fixed number of Adam steps on the exact marginal likelihood, from the same start at
     every fit: the hyperparameter fit of Hoang, Nguyen & Tran's released code for ETC (AAAI
     2025; docs/agents/etc-text-and-code.md, row 14), in which nothing carries over between
@@ -132,14 +178,25 @@ class RestartedAdamFitter:
     ) -> None:
         integer(steps, "steps", minimum=0)
         check_positive_finite(lr=lr)
+        super().__init__()
         self.steps = steps
         self.lr = float(lr)
         self.lengthscale_bounds = lengthscale_bounds
-        #: The number of fits done, and of failed ones (after which the start is kept; the
-        #: last error is in ``last_error``).
-        self.n_refits = 0
-        self.n_failed_refits = 0
-        self.last_error: str | None = None
+
+    def save_state(self) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
+        """The fits' counts and last error (JSON); no arrays, since nothing carries over from
+        one fit to the next."""
+        return {}, self.count_meta()
+
+    def load_state(self, arrays: dict[str, np.ndarray], meta: dict[str, Any]) -> None:
+        """Restore a state from :meth:`save_state`.
+
+        Raises:
+            ValueError: for a state that holds arrays (a fitter that carries a warm start).
+        """
+        if arrays:
+            raise ValueError(f"a restarted fitter's state holds no arrays, got {sorted(arrays)}")
+        self.load_counts(meta)
 
     def fit(self, X: Tensor, y: Tensor, start: Hyperparameters) -> Hyperparameters:
         """The hyperparameters after :attr:`steps` Adam steps from ``start`` (raw outputs:

@@ -44,6 +44,7 @@ from bocvs_env.benchmark.runner import RunResult, utc_now
 from bocvs_env.benchmark.selection import RunFilter
 from bocvs_env.benchmark.stored_run import StoredRun
 from bocvs_env.evaluation import EpisodeRecord
+from bocvs_env.jsonable import json_default
 from bocvs_env.sqlite_file import create_sqlite, remove_stale_temporaries
 
 #: SQLite's ``application_id`` of a bocvs result store ("bcvs").
@@ -130,17 +131,9 @@ class FailedRun:
     attempts: int
 
 
-def _json_default(obj: Any) -> Any:
-    if isinstance(obj, np.ndarray):
-        return obj.tolist()
-    if isinstance(obj, np.generic):
-        return obj.item()
-    raise TypeError(f"cannot store {type(obj).__name__} as JSON")
-
-
 def to_json(obj: Any) -> str:
     """``obj`` as JSON with sorted keys; NumPy arrays and scalars become lists and numbers."""
-    return json.dumps(obj, sort_keys=True, default=_json_default)
+    return json.dumps(obj, sort_keys=True, default=json_default)
 
 
 def _to_npy(array: np.ndarray) -> bytes:

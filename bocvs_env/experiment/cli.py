@@ -5,11 +5,12 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import tempfile
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
+
+from bocvs_env.benchmark.atomic import write_file
 
 #: The subcommands' help.
 HELP = "ask/tell experiments on a process of your own, over a journal"
@@ -24,17 +25,6 @@ def _pair(text: str) -> tuple[str, Any]:
         return name, json.loads(value)
     except ValueError:
         return name, value
-
-
-def _replace(path: Path, write: Callable[[Path], None]) -> None:
-    """Write ``path`` through a sibling temporary file renamed over it."""
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=path.suffix, dir=path.parent)
-    os.close(fd)
-    try:
-        write(Path(tmp))
-        os.replace(tmp, path)
-    finally:
-        Path(tmp).unlink(missing_ok=True)
 
 
 def _open(args: Any) -> Any:
@@ -107,7 +97,7 @@ def _cmd_plot(args: Any) -> int:
     with _open(args) as exp:
         fig = experiment_figure(exp.history(), exp.maximize, exp.task.name)
     out = args.out or args.store.with_suffix(".png")
-    _replace(out, lambda tmp: fig.savefig(tmp, format="png", dpi=100))
+    write_file(out, lambda tmp: fig.savefig(tmp, format="png", dpi=100))
     print(f"wrote {out}")
     return 0
 
@@ -115,7 +105,7 @@ def _cmd_plot(args: Any) -> int:
 def _cmd_export(args: Any) -> int:
     with _open(args) as exp:
         frame = exp.history()
-    _replace(args.out, lambda tmp: frame.to_csv(tmp, index=False))
+    write_file(args.out, lambda tmp: frame.to_csv(tmp, index=False))
     print(f"wrote {args.out}: {len(frame)} suggestions")
     return 0
 

@@ -6,10 +6,11 @@ WAL mode with ``synchronous=FULL``, as the result store (:mod:`bocvs_env.benchma
 ``kill -9`` between any two statements leaves every answer whose ``tell`` returned. A new journal
 is built in a temporary sibling file and linked into place whole, never over an existing file.
 
-The table ``agent_states`` has room for an agent's state after each answer (arrays as an
+The table ``agent_states`` keeps an agent's state after its last answer (arrays as an
 ``.npz`` without pickles, and JSON: :meth:`Journal.save_state`, :meth:`Journal.latest_state`),
 so that an agent that can save and load its state resumes without replaying
-(:mod:`bocvs_env.experiment.resume`).
+(:mod:`bocvs_env.experiment.resume`). Each state replaces the ones before in its transaction
+(a GP agent's holds its ``n x n`` factor), so a kill before it leaves the previous one.
 Everything read back is data: JSON and numbers, never imported, unpickled or executed.
 """
 
@@ -192,7 +193,8 @@ class Journal:
 
     def save_state(self, number: int, arrays: dict[str, np.ndarray], meta: dict[str, Any]) -> None:
         """Keep an agent's state after answer ``number``: numeric ``arrays`` (an ``.npz``
-        without pickles) and JSON ``meta``, in one transaction.
+        without pickles) and JSON ``meta``, in one transaction that drops the states kept
+        before it (resuming reads only the last).
 
         Raises:
             ValueError: for an array of objects (it would need a pickle).
@@ -205,6 +207,7 @@ class Journal:
         with self._write() as conn:
             conn.execute("INSERT OR REPLACE INTO agent_states VALUES (?, ?, ?)",
                          (number, buffer.getvalue(), json.dumps(meta)))  # fmt: skip
+            conn.execute("DELETE FROM agent_states WHERE number < ?", (number,))
 
     def latest_state(self) -> tuple[int, dict[str, np.ndarray], dict[str, Any]] | None:
         """The last state kept (:meth:`save_state`): its answer's number, arrays and meta,

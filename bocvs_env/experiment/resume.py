@@ -4,8 +4,11 @@ An agent that can save its state (:class:`~bocvs_env.agent_state.StatefulAgent`)
 after each tell (:func:`save_agent_state`). Reopening (:func:`resume`) follows the journal, with
 the loop's budget and observation only, up to the last state kept, loads that state into the
 freshly reset agent, and replays only the answers told after it, each replayed suggestion
-checked against the journaled one. An agent without that support, or a journal without a kept
-state (a kill between a tell and its state), is replayed from the start.
+checked against the journaled one (a kill between a tell and its state leaves the state
+before, so that tell is replayed). An agent without that support, or a journal without a kept
+state (a kill before the first), is replayed from the start. A kept state that does not load
+(another agent's, or altered) is refused in one line, not replayed: the journal says the agent
+saves its state, so a state it cannot load is damage to report.
 """
 
 from __future__ import annotations
@@ -20,7 +23,7 @@ from bocvs_env.experiment.loop import Loop
 def save_agent_state(loop: Loop, journal: Journal, number: int) -> None:
     """Keep the state of ``loop``'s agent after answer ``number``, if it can save one."""
     if supports_state(loop.agent):
-        arrays, meta = loop.agent.state()  # type: ignore[attr-defined]
+        arrays, meta = loop.agent.save_state()  # type: ignore[attr-defined]
         journal.save_state(number, arrays, meta)
 
 

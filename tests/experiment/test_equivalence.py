@@ -64,7 +64,7 @@ def test_simulation_resumes_midway(tmp_path: Path) -> None:
     with Experiment.create(tmp_path / "b", "hartmann6_12d", "etc", seed=1, options=options) as b:
         simulate_builtin(b, max_tells=2)
     with Experiment.open(tmp_path / "b") as b:
-        assert b.resumed_by == "replay"
+        assert b.resumed_by == "state"
         simulate_builtin(b)
         resumed = b.history()
     cols = ["control_set", "y", "cost", "evaluated"]

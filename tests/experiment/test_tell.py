@@ -13,6 +13,7 @@ import pandas as pd
 import pytest
 
 from bocvs_env.experiment import Experiment, JournalError, TellError
+from bocvs_env.experiment import experiment as experiment_module
 from bocvs_env.experiment.journal import Journal
 from bocvs_env.experiment.loop import Loop
 from bocvs_env.experiment.plot import best_so_far
@@ -126,7 +127,10 @@ def test_the_budget_ends_the_experiment_as_in_the_environment(
         assert _rows(tmp_path / "j") == (4, 4)
 
 
-def test_reopening_resumes_to_the_same_next_suggestion(process_file: Path, tmp_path: Path) -> None:
+@pytest.mark.parametrize("resumed_by", ["state", "replay"])
+def test_reopening_resumes_to_the_same_next_suggestion(
+    process_file: Path, tmp_path: Path, resumed_by: str
+) -> None:
     def play(exp: Experiment, n: int) -> None:
         for k in range(n):
             s = exp.ask()
@@ -137,9 +141,12 @@ def test_reopening_resumes_to_the_same_next_suggestion(process_file: Path, tmp_p
         uninterrupted = a.ask()
     with Experiment.create(tmp_path / "b", problem=process_file, agent="etc", seed=2) as b:
         play(b, 4)
+    if resumed_by == "replay":  # a journal without a kept state is replayed from the start
+        with sqlite3.connect(tmp_path / "b") as conn:
+            conn.execute("DELETE FROM agent_states")
     with Experiment.open(tmp_path / "b") as b:
         resumed = b.ask()
-        assert b.resumed_by == "replay" and b.spent == 4.0
+        assert b.resumed_by == resumed_by and b.spent == 4.0
     assert resumed.number == uninterrupted.number == 5
     assert resumed.control_set == uninterrupted.control_set
     assert resumed.x.tobytes() == uninterrupted.x.tobytes()
@@ -289,7 +296,7 @@ def test_two_processes_cannot_both_answer_a_suggestion(process_file: Path, tmp_p
 
 
 def test_reopening_from_a_saved_state_gives_the_uninterrupted_suggestion(
-    process_file: Path, tmp_path: Path
+    process_file: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     def play(exp: Experiment, n: int) -> None:
         for k in range(n):
@@ -302,10 +309,13 @@ def test_reopening_from_a_saved_state_gives_the_uninterrupted_suggestion(
         play(a, 1)
         uninterrupted.append(a.ask())
     with Experiment.create(tmp_path / "b", problem=process_file, agent="random", seed=4) as b:
-        play(b, 5)
-    # A kill after the fifth answer and before its state: the fourth state, then one replay.
+        play(b, 4)
+        # A kill after the fifth answer and before its state: the fourth state, then one replay.
+        monkeypatch.setattr(experiment_module, "save_agent_state", lambda *args: None)
+        play(b, 1)
+        monkeypatch.undo()
     with sqlite3.connect(tmp_path / "b") as conn:
-        conn.execute("DELETE FROM agent_states WHERE number = 5")
+        assert conn.execute("SELECT number FROM agent_states").fetchall() == [(4,)]
     with Experiment.open(tmp_path / "b") as b:
         assert b.resumed_by == "state" and b.spent == 5.0
         resumed = [b.ask()]

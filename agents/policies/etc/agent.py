@@ -19,6 +19,7 @@ from agents.policies.etc.state import ETCState, Round
 from agents.policies.model_based import ModelBasedAgent
 from agents.rules.set_selection import intersect_bounds
 from agents.surrogate import GPSurrogate
+from bocvs_env.agent_state import StateArrays, StateMeta, part, prefixed
 
 
 class ETCAgent(ModelBasedAgent):
@@ -87,6 +88,24 @@ class ETCAgent(ModelBasedAgent):
             progress=exploration.start(self.observed()),
             relevance=None if exploration.relevance is None else exploration.relevance.meter(),
         )
+
+    def save_state(self) -> tuple[StateArrays, StateMeta]:
+        """Its state (:class:`~bocvs_env.agent_state.StatefulAgent`): the model-based agent's
+        (:meth:`~agents.policies.model_state.SavedModelAgent.model_state`), the episode's
+        :class:`~agents.policies.etc.state.ETCState` under ``etc.*`` and the model port's
+        tracking of ``max E[l]`` under ``port.*``."""
+        arrays, meta = self.model_state()
+        etc_arrays, meta["etc"] = self.state.save_state()
+        port_arrays, meta["port"] = self.model.save_state()
+        arrays.update(prefixed("etc", etc_arrays))
+        arrays.update(prefixed("port", port_arrays))
+        return arrays, meta
+
+    def load_state(self, arrays: StateArrays, meta: StateMeta) -> None:
+        """Restore a state from :meth:`save_state` (after :meth:`reset`)."""
+        self.load_model_state(arrays, meta)
+        self.state.load_state(part(arrays, "etc"), meta["etc"])
+        self.model.load_state(part(arrays, "port"), meta["port"])
 
     def observed(self) -> Observed:
         """What the agent has observed so far (references to its records, not copies)."""

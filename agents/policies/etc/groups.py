@@ -33,7 +33,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import ClassVar
+from typing import Any, ClassVar
 
 import numpy as np
 
@@ -65,6 +65,29 @@ class GroupProgress:
     rounds: int = 0
     began_at: float = 0.0
     chosen: ExploreChoice | None = field(default=None)
+
+    def save_state(self) -> dict[str, Any]:
+        """The progress as JSON, between decisions (no set chosen).
+
+        Raises:
+            ValueError: while a set is chosen for a round not yet played.
+        """
+        if self.chosen is not None:
+            raise ValueError("a group progress with a set chosen: save it between decisions")
+        return {"groups": self.groups, "group": self.group, "rounds": self.rounds,
+                "began_at": self.began_at}  # fmt: skip
+
+    def load_state(self, meta: dict[str, Any]) -> None:
+        """Restore a progress from :meth:`save_state` (of the same groups).
+
+        Raises:
+            ValueError: for a progress through other groups.
+        """
+        if meta["groups"] != self.groups:
+            raise ValueError(f"a progress through groups {meta['groups']!r}: this agent's "
+                             f"are {self.groups!r}")  # fmt: skip
+        self.group, self.rounds = int(meta["group"]), int(meta["rounds"])
+        self.began_at, self.chosen = float(meta["began_at"]), None
 
     def advance(self, spent: float) -> None:
         """Go on to the next group."""

@@ -17,6 +17,7 @@ from agents.policies.model_based import ModelBasedAgent
 from agents.rules.relevance import collapse_relevance
 from agents.rules.set_selection import maximal_sets
 from agents.surrogate import SamplePath
+from bocvs_env.agent_state import StateArrays, StateMeta, part
 
 
 class GPModelPort:
@@ -40,6 +41,27 @@ class GPModelPort:
         self._lcb_x: dict[int, np.ndarray] = {}
         self._lcb_refits = -1
         self._lcb_rounds = 0
+
+    def save_state(self) -> tuple[StateArrays, StateMeta]:
+        """The tracking of ``max E[l]``: each maximal set's last maximizer ``lcb_x.<set>``
+        (``(d,)``), the refit count at the last full maximization and the rounds since."""
+        arrays = {f"lcb_x.{i}": x.copy() for i, x in self._lcb_x.items()}
+        return arrays, {"lcb_refits": self._lcb_refits, "lcb_rounds": self._lcb_rounds}
+
+    def load_state(self, arrays: StateArrays, meta: StateMeta) -> None:
+        """Restore a state from :meth:`save_state`.
+
+        Raises:
+            ValueError: for a maximizer of a set that is not maximal, or of the wrong shape.
+        """
+        d = self._agent.task.dim
+        lcb_x = {int(i): np.asarray(x, np.float64).copy() for i, x in part(arrays, "lcb_x").items()}
+        for i, x in lcb_x.items():
+            if i not in self._maximal or x.shape != (d,):
+                raise ValueError(f"a saved maximizer of set {i} of shape {x.shape}: expected a "
+                                 f"maximal set of {self._maximal} and ({d},)")  # fmt: skip
+        self._lcb_x = lcb_x
+        self._lcb_refits, self._lcb_rounds = int(meta["lcb_refits"]), int(meta["lcb_rounds"])
 
     @property
     def n_train(self) -> int:

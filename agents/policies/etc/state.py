@@ -10,10 +10,23 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
 
 from agents.policies.etc.port import ModelPort, Observed
+from bocvs_env.agent_state import StateArrays, StateMeta, part, prefixed
+
+
+@runtime_checkable
+class SavedProgress(Protocol):
+    """An exploration rule's progress that can be saved as JSON and loaded into a fresh one."""
+
+    def save_state(self) -> dict[str, Any]:
+        """The progress as JSON."""
+
+    def load_state(self, meta: dict[str, Any]) -> None:
+        """Restore the progress from :meth:`save_state`."""
 
 
 class RelevanceMeter:
@@ -35,6 +48,15 @@ class RelevanceMeter:
             self.last = model.relevance(self.points)
             self.measured_at = n
         return self.last
+
+    def save_state(self) -> tuple[StateArrays, StateMeta]:
+        """The last measure ``last`` (``(d,)``) and the data size it was taken at."""
+        return {"last": self.last.copy()}, {"measured_at": self.measured_at}
+
+    def load_state(self, arrays: StateArrays, meta: StateMeta) -> None:
+        """Restore a state from :meth:`save_state`."""
+        self.last = np.asarray(arrays["last"], np.float64).reshape(-1).copy()
+        self.measured_at = int(meta["measured_at"])
 
 
 @dataclass
@@ -62,6 +84,51 @@ class ETCState:
     n_exploit: int = 0
     progress: object | None = None
     relevance: RelevanceMeter | None = None
+
+    def save_state(self) -> tuple[StateArrays, StateMeta]:
+        """This state as arrays (``ucb_bar``, ``relevance.*``) and JSON (the rest; the
+        progress by its own ``state``, :class:`SavedProgress`).
+
+        Raises:
+            TypeError: for a progress that cannot be saved.
+        """
+        arrays: StateArrays = {"ucb_bar": self.ucb_bar.copy()}
+        meta: StateMeta = {"lcb_bar": float(self.lcb_bar), "exploring": bool(self.exploring),
+                           "explore_spent": float(self.explore_spent),
+                           "n_explore": int(self.n_explore), "n_exploit": int(self.n_exploit),
+                           "progress": None, "relevance": None}  # fmt: skip
+        if self.progress is not None:
+            if not isinstance(self.progress, SavedProgress):
+                raise TypeError(f"an exploration progress that cannot be saved: {self.progress!r}")
+            meta["progress"] = self.progress.save_state()
+        if self.relevance is not None:
+            relevance_arrays, meta["relevance"] = self.relevance.save_state()
+            arrays.update(prefixed("relevance", relevance_arrays))
+        return arrays, meta
+
+    def load_state(self, arrays: StateArrays, meta: StateMeta) -> None:
+        """Restore a state from :meth:`save_state` into this fresh one (of the same rules: its
+        progress and relevance meter take theirs).
+
+        Raises:
+            ValueError: for bars of another number of sets, or a progress or relevance where
+                this state has none (or none where it has one).
+        """
+        ucb_bar = np.asarray(arrays["ucb_bar"], np.float64)
+        if ucb_bar.shape != self.ucb_bar.shape:
+            raise ValueError(f"saved bars of shape {ucb_bar.shape}: expected {self.ucb_bar.shape}")
+        for name, mine in (("progress", self.progress), ("relevance", self.relevance)):
+            if (meta[name] is None) != (mine is None):
+                raise ValueError(f"a state {'without' if meta[name] is None else 'with'} "
+                                 f"{name}: this agent's rules keep {mine!r}")  # fmt: skip
+        self.ucb_bar = ucb_bar.copy()
+        self.lcb_bar, self.exploring = float(meta["lcb_bar"]), bool(meta["exploring"])
+        self.explore_spent = float(meta["explore_spent"])
+        self.n_explore, self.n_exploit = int(meta["n_explore"]), int(meta["n_exploit"])
+        if isinstance(self.progress, SavedProgress):
+            self.progress.load_state(meta["progress"])
+        if self.relevance is not None:
+            self.relevance.load_state(part(arrays, "relevance"), meta["relevance"])
 
 
 @dataclass(frozen=True)
