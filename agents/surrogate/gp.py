@@ -233,6 +233,7 @@ class GPSurrogate(FactorizedPosterior):
         self.version += 1
         self._factorize(X, False, 0)
         self._alpha = posterior_weights(self.factor.L, y, self.hyper)
+
     def save_state(self) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
         """The GP as data, for a GP built with the same options (:meth:`load_state`): outputs
         ``y`` (``n``), hyperparameters as named float arrays (``hyper.lengthscale``, ``d``, and

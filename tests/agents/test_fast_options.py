@@ -174,6 +174,7 @@ def components(agent: ETCAgent) -> tuple[Any, ...]:
     obs, info = env.reset(seed=0)
     agent.reset(env.task, obs, public_info(info), seed=0)
     surrogate = agent.surrogate
+    assert isinstance(surrogate.fitter, MAPFitter)
     return (
         agent.optimizer.polish_samples,
         surrogate.refit_schedule,
