@@ -201,8 +201,8 @@ def build_parser(commands: Mapping[str, Command]) -> argparse.ArgumentParser:
     run.add_argument("--workers", type=_positive, help="local processes, or CPUs of a local Ray")
     run.add_argument("--ray-address", help="connect to this Ray cluster (else start one)")
     run.add_argument("--numerics", choices=MODES,
-                     help="the workers' kernels: pinned, to reproduce on any x86-64 machine with "
-                     "AVX2, or the machine's own (default: $BOCVS_NUMERICS, else the sweep's "
+                     help="the workers' kernels: pinned, to reproduce on x86-64 machines of one "
+                     "CPU vendor with AVX2, or the machine's own (default: $BOCVS_NUMERICS, else the sweep's "
                      f"numerics, else {DEFAULT}; see docs/reproducibility.md)")  # fmt: skip
     run.add_argument("--run-timeout", type=_seconds, metavar="SECONDS",
                      help="end a run that takes longer (its worker killed; recorded as failed, "

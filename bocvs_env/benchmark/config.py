@@ -427,7 +427,7 @@ SWEEP_PRESETS: dict[str, SweepConfig] = {
         budgets=(30.0,),
         agents=("etc", "ucb-psq", "random"),
         seeds=4,
-        numerics="reproducible",  # the README's figures, on any x86-64 machine with AVX2
+        numerics="reproducible",  # the README's figures, on AVX2 machines of one CPU vendor
     ),
     # The AAAI 2025 paper's grid (Hoang, Nguyen & Tran), section "Experiments".
     "paper": SweepConfig(

@@ -7,7 +7,7 @@ of :meth:`Executor.run`) receives the outcomes and alone writes the store.
 
 Every worker runs torch on one thread, so the same configuration in the same numerics mode
 gives the same record bit for bit whichever executor runs it (on one machine; in
-``reproducible`` mode, on any x86-64 machine with AVX2). Workers start in a numerics mode
+``reproducible`` mode, on any x86-64 machine with AVX2 of the same CPU vendor). Workers start in a numerics mode
 (:mod:`bocvs_env.numerics`; :data:`~bocvs_env.numerics.DEFAULT`, ``fast``, unless told
 otherwise): its variables are in their environment from the start, before numpy, SciPy or
 torch loads (for local workers, in the driver's environment while it starts them; for Ray, the

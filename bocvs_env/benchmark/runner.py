@@ -98,15 +98,20 @@ def cpu_model() -> str:
     return _cpuinfo("model name") or platform.processor()
 
 
+def cpu_vendor() -> str:
+    """The CPU's vendor: ``/proc/cpuinfo``'s ``vendor_id`` (``GenuineIntel``, ``AuthenticAMD``),
+    else :func:`platform.machine`, else ``"unknown"``. Runs in ``reproducible`` numerics agree
+    bit for bit within a vendor but were measured to differ between Intel and AMD."""
+    return _cpuinfo("vendor_id") or platform.machine() or "unknown"
+
+
 def cpu_kind() -> str:
     """A coarse name for the kind of CPU, as far as floating-point results go:
     ``<vendor>-<instruction set torch's kernels use>``, e.g. ``GenuineIntel-AVX512`` or
-    ``AuthenticAMD-AVX512`` (the vendor from ``/proc/cpuinfo``'s ``vendor_id``, else
-    :func:`platform.machine`). The math libraries pick their kernels by vendor and instruction
-    set, so runs of one code version agree bit for bit within a kind (as far as measured) and
-    differ across kinds."""
-    vendor = _cpuinfo("vendor_id") or platform.machine() or "unknown"
-    return f"{vendor}-{torch.backends.cpu.get_cpu_capability()}"
+    ``AuthenticAMD-AVX512`` (the vendor as :func:`cpu_vendor` reads it). The math libraries
+    pick their kernels by vendor and instruction set, so runs of one code version agree bit for
+    bit within a kind (as far as measured) and differ across kinds."""
+    return f"{cpu_vendor()}-{torch.backends.cpu.get_cpu_capability()}"
 
 
 def utc_now() -> str:

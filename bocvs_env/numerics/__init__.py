@@ -13,7 +13,9 @@ values) turn one different rounding into a different trace. Two modes:
   ``AUTO`` that MKL documents for non-Intel processors), OpenBLAS's ``Haswell`` kernels
   (AVX2 and FMA), torch's ``avx2`` kernels, numpy's AVX2 loops (its AVX-512 ones disabled),
   and one thread for each library. A run then
-  reproduces on any x86-64 machine with AVX2 and FMA (Intel since 2013, AMD since 2015).
+  reproduces on x86-64 machines of one CPU vendor with AVX2 and FMA (Intel since 2013, AMD
+  since 2015), whatever wider instruction sets they have; an Intel and an AMD machine were
+  measured to give different traces (``docs/reproducibility.md``).
 
 The variables take effect only when the libraries load (MKL and OpenBLAS read them once), so a
 mode is set in a process's environment before numpy, SciPy or torch is imported:

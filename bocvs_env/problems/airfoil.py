@@ -12,9 +12,10 @@ machine) with a fixed seed and exact Cholesky solves, and is cached in
 ``cache_dir()/airfoil-gp-v<FIT_VERSION>[-reproducible]-<key>.npz``, keyed by the sha256 of the
 file's bytes, :data:`FIT_VERSION` and the numerics mode of the process
 (:func:`bocvs_env.numerics.requested_numerics`). The objective is the fit, so its last bits are
-the fit's: a fit made in a ``reproducible`` process (kernels pinned, one thread) is the same on
-any x86-64 machine with AVX2, while a ``fast`` process's depends on the machine's kernels and on
-the threads of the process that fitted it first, and never stands in for it. The cache holds
+the fit's: a fit made in a ``reproducible`` process (kernels pinned, one thread) is meant to be
+the same on x86-64 machines of one CPU vendor with AVX2, while a ``fast`` process's depends on
+the machine's kernels and on the threads of the process that fitted it first, and never stands
+in for it. The cache holds
 the hyperparameters, the training inputs and the precomputed weights
 ``y_std s (K + noise I)^{-1} (y - c)`` (``s`` the kernel's output scale, 1 for BoTorch's default
 model), so that
