@@ -11,9 +11,11 @@ it would, bit for bit, random streams included (:func:`generator_state` gives a 
 generator's state as JSON). An agent without the members resumes by replay.
 
 The built-in agents that save their state are ``random`` and the GP agents ``etc`` (with every
-preset of the explore-then-commit policy), ``ucb-psq``, ``ts-psq`` and ``etc-50``: their state
-holds the GP's training data, hyperparameters, Cholesky factor and precision as they are, so
-that the posterior is the same bits without a refit. The other built-in agents resume by replay.
+preset of the explore-then-commit policy), ``ucb-psq``, ``ts-psq``, ``etc-50``, ``ucb-cvs``,
+``ucb-cvs-est``, ``ei-cost``, ``sadcbo`` and ``pbgi-sets``: their state holds the GP's training
+data, hyperparameters, Cholesky factor and precision as they are, so that the posterior is the
+same bits without a refit, and what the policy keeps between decisions. The other built-in
+agents (``sb3``, ``neural-af``, ``neural-af-prior``) resume by replay.
 A state is composed of its parts' states under dotted prefixes (:func:`prefixed`,
 :func:`part`).
 """

@@ -20,6 +20,7 @@ from agents.costs.estimates import cooling_exponent, optimistic_mean_costs
 from agents.expected_posterior import ExpectedPosterior, expected_improvement
 from agents.policies.model_based import ModelBasedAgent
 from agents.rules.set_selection import maximal_sets
+from bocvs_env.agent_state import StateArrays, StateMeta
 from bocvs_env.checks import check_positive_finite, check_positive_integers
 
 
@@ -110,6 +111,17 @@ class CostCooledEIAgent(ModelBasedAgent):
         self.posterior = ExpectedPosterior(self.task, self.acquisition.samples)
         self._maximal = maximal_sets(self.task.control_sets)
         self._sobol_seed = int(self.rng.integers(2**31 - 1))
+
+    def save_state(self) -> tuple[StateArrays, StateMeta]:
+        """Its state (:class:`~bocvs_env.agent_state.StatefulAgent`): the model-based agent's
+        (:meth:`~agents.policies.model_state.SavedModelAgent.model_state`); the Sobol seed is
+        drawn in :meth:`start` (redrawn by ``reset``), the warmup's and the cooling's place
+        follow from the plays and the spend."""
+        return self.model_state()
+
+    def load_state(self, arrays: StateArrays, meta: StateMeta) -> None:
+        """Restore a state from :meth:`save_state` (after :meth:`reset`)."""
+        self.load_model_state(arrays, meta)
 
     def decide(self, observation: Observation) -> Action:
         m = self.task.n_sets

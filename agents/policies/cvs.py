@@ -29,6 +29,7 @@ from agents.policies.model_based import ModelBasedAgent
 from agents.policies.presets import Preset, preset_table
 from agents.policies.psq import ROUNDS_PER_GROUP
 from agents.rules.set_selection import cheapest_within_epsilon, cvs_epsilon, size_groups
+from bocvs_env.agent_state import StateArrays, StateMeta
 
 __all__ = [
     "PRESETS",
@@ -167,6 +168,17 @@ class UCBCVSAgent(ModelBasedAgent):
             raise ValueError(f"costs has {len(costs)} entries for {self.task.n_sets} control sets")
         groups = size_groups(self.task.control_sets, self.task.dim)
         self._cutoff = self.rules.cutoff or ROUNDS_PER_GROUP * max(len(groups), 1)
+
+    def save_state(self) -> tuple[StateArrays, StateMeta]:
+        """Its state (:class:`~bocvs_env.agent_state.StatefulAgent`): the model-based agent's
+        (:meth:`~agents.policies.model_state.SavedModelAgent.model_state`); the cutoff follows
+        from the task, the slack from the play count, the running mean costs from the plays and
+        cost sums."""
+        return self.model_state()
+
+    def load_state(self, arrays: StateArrays, meta: StateMeta) -> None:
+        """Restore a state from :meth:`save_state` (after :meth:`reset`)."""
+        self.load_model_state(arrays, meta)
 
     def current_costs(self) -> np.ndarray:
         """The mean costs the rule compares, ``(m,)`` (the cost source's)."""

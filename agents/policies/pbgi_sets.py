@@ -18,6 +18,7 @@ from agents.config import FRUGAL, Computation, Rules
 from agents.costs.estimates import optimistic_cost_bounds
 from agents.expected_posterior import ExpectedPosterior
 from agents.policies.model_based import ModelBasedAgent
+from bocvs_env.agent_state import StateArrays, StateMeta
 from bocvs_env.checks import check_positive_finite, check_positive_integers
 
 #: The least relative cost priced (``c_i / c_max``): a set never played has the cost bound 0,
@@ -105,6 +106,37 @@ class PBGISetsAgent(ModelBasedAgent):
         self._first_play = self.y.size
         self._played_sets: list[int] = []
         self.lmbda = self.rules.lmbda
+
+    def save_state(self) -> tuple[StateArrays, StateMeta]:
+        """Its state (:class:`~bocvs_env.agent_state.StatefulAgent`): the model-based agent's
+        (:meth:`~agents.policies.model_state.SavedModelAgent.model_state`), the set of each
+        evaluated play as ``pbgi.played_sets`` (``n_plays``, the incumbent's) and, in JSON as
+        ``lmbda``, the decayed ``lambda``; the Sobol seed and the initial design's size are
+        set in :meth:`start` (again by ``reset``)."""
+        arrays, meta = self.model_state()
+        arrays["pbgi.played_sets"] = np.asarray(self._played_sets, np.int64)
+        meta["lmbda"] = self.lmbda
+        return arrays, meta
+
+    def load_state(self, arrays: StateArrays, meta: StateMeta) -> None:
+        """Restore a state from :meth:`save_state` (after :meth:`reset`).
+
+        Raises:
+            ValueError: for a state :meth:`load_model_state` refuses, a ``lmbda`` that is not
+                positive and finite, or played sets that are not one valid set per play.
+        """
+        lmbda = meta.get("lmbda")
+        if not isinstance(lmbda, float) or not (np.isfinite(lmbda) and lmbda > 0):
+            raise ValueError(f"a state's lmbda must be positive and finite, got {lmbda!r}")
+        played = np.asarray(arrays.get("pbgi.played_sets", []))
+        n_plays = np.asarray(arrays.get("y", [])).size - self._first_play
+        valid = played.ndim == 1 and played.dtype.kind in "iu" and played.size == n_plays
+        if not valid or not np.all((played >= 0) & (played < self.task.n_sets)):
+            raise ValueError(f"a state's pbgi.played_sets must be {n_plays} set indices in "
+                             f"[0, {self.task.n_sets}), got {played.tolist()!r}")  # fmt: skip
+        self.load_model_state(arrays, meta)
+        self._played_sets = [int(i) for i in played]
+        self.lmbda = lmbda
 
     def observe(
         self,

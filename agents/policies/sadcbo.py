@@ -15,6 +15,7 @@ from agents.config import FRUGAL, Computation, Rules
 from agents.costs.estimates import optimistic_mean_costs
 from agents.policies.model_based import ModelBasedAgent
 from agents.rules.relevance import cheapest_covering_set, collapse_relevance, relevant_variables
+from bocvs_env.agent_state import StateArrays, StateMeta
 from bocvs_env.checks import check_positive_integers
 
 
@@ -108,6 +109,28 @@ class SADCBOAgent(ModelBasedAgent):
     def start(self) -> None:
         super().start()
         self.rounds = 0
+
+    def save_state(self) -> tuple[StateArrays, StateMeta]:
+        """Its state (:class:`~bocvs_env.agent_state.StatefulAgent`): the model-based agent's
+        (:meth:`~agents.policies.model_state.SavedModelAgent.model_state`) and, in JSON as
+        ``rounds``, the decisions made so far (the observational phase's place); the relevance
+        is recomputed from the GP at every intervening decision."""
+        arrays, meta = self.model_state()
+        meta["rounds"] = self.rounds
+        return arrays, meta
+
+    def load_state(self, arrays: StateArrays, meta: StateMeta) -> None:
+        """Restore a state from :meth:`save_state` (after :meth:`reset`).
+
+        Raises:
+            ValueError: for a state :meth:`load_model_state` refuses, or whose ``rounds`` is
+                not a count of decisions.
+        """
+        rounds = meta.get("rounds")
+        if not isinstance(rounds, int) or isinstance(rounds, bool) or rounds < 0:
+            raise ValueError(f"a state's rounds must be a count of decisions, got {rounds!r}")
+        self.load_model_state(arrays, meta)
+        self.rounds = rounds
 
     def decide(self, observation: Observation) -> Action:
         costs = optimistic_mean_costs(self.cost_draws)

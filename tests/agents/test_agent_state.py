@@ -73,15 +73,20 @@ def test_a_generator_state_of_another_kind_is_refused() -> None:
 
 #: The GP agents that save their state, an explore-then-commit preset with groups (GETC) and
 #: one with the authors' restarted GP (etc-authors).
-GP_AGENTS = ("etc", "ucb-psq", "ts-psq", "getc", "etc-authors")
+GP_AGENTS = ("etc", "ucb-psq", "ts-psq", "getc", "etc-authors", "ei-cost", "sadcbo", "ucb-cvs",
+             "ucb-cvs-est", "pbgi-sets")  # fmt: skip
+
+#: The parameters an agent needs on Hartmann-3: UCB-CVS's true mean costs (the default cost set's).
+NEEDED = {"ucb-cvs": {"costs": (0.01, 0.01, 0.01, 0.1, 0.1, 0.1, 1.0)}}
 
 
 @pytest.mark.parametrize("name", GP_AGENTS)
 def test_a_gp_agent_restored_after_k_observations_acts_as_the_uninterrupted_one(name: str) -> None:
     """Past refits of the hyperparameters (every 10 points), with the GP's factor grown by
-    block updates and the acquisition's Gram matrices grown from the last fit's."""
-    assert supports_state(make_agent(name))
-    _restored_acts_alike(lambda: make_agent(name), k=14, m=3)
+    block updates and the acquisition's Gram matrices grown from the last fit's (the frugal
+    agents in a held decision's replays)."""
+    assert supports_state(make_agent(name, **NEEDED.get(name, {})))
+    _restored_acts_alike(lambda: make_agent(name, **NEEDED.get(name, {})), k=14, m=3)
 
 
 def test_etc_authors_restored_in_its_late_phase_acts_as_the_uninterrupted_one() -> None:
@@ -99,6 +104,35 @@ def test_etc_authors_restored_in_exploitation_acts_as_the_uninterrupted_one() ->
     *_, played, _ = _played(agent, k=15, budget=3.0)
     assert played.decisions[-1]["phase"] == "exploit" and played.surrogate.fitter.n_refits > 0
     _restored_acts_alike(agent, k=15, m=1, budget=3.0)
+
+
+def test_sadcbo_restored_when_intervening_acts_as_the_uninterrupted_one() -> None:
+    """Past its observational phase, whose place (the decisions made) the state keeps."""
+    *_, played, _ = _played(lambda: make_agent("sadcbo"), k=16, budget=10.0)
+    assert played.decisions[-1]["phase"] == "intervene"
+    _restored_acts_alike(lambda: make_agent("sadcbo"), k=16, m=3, budget=10.0)
+
+
+def test_pbgi_sets_restored_after_lambda_decayed_acts_as_the_uninterrupted_one() -> None:
+    """After ``lambda`` was divided (the index fell below the incumbent of the plays so far)."""
+    *_, played, _ = _played(lambda: make_agent("pbgi-sets"), k=26, budget=10.0)
+    assert played.lmbda < played.rules.lmbda
+    _restored_acts_alike(lambda: make_agent("pbgi-sets"), k=26, m=3, budget=10.0)
+
+
+def test_a_policys_altered_extras_are_refused_in_one_line() -> None:
+    *_, agent, _ = _played(lambda: make_agent("pbgi-sets"), k=3)
+    arrays, meta = _as_stored(*agent.save_state())
+    pbgi = lambda: make_agent("pbgi-sets")  # noqa: E731
+    with pytest.raises(ValueError, match=r"a state's lmbda must be positive and finite, got -1\.0"):
+        _loads_into(pbgi, arrays, {**meta, "lmbda": -1.0})
+    altered = {**arrays, "pbgi.played_sets": arrays["pbgi.played_sets"][:-1]}
+    with pytest.raises(ValueError, match=r"a state's pbgi\.played_sets must be 3 set indices"):
+        _loads_into(pbgi, altered, meta)
+    *_, agent, _ = _played(lambda: make_agent("sadcbo"), k=3)
+    arrays, meta = _as_stored(*agent.save_state())
+    with pytest.raises(ValueError, match="a state's rounds must be a count of decisions"):
+        _loads_into(lambda: make_agent("sadcbo"), arrays, {**meta, "rounds": "2"})
 
 
 def test_a_gp_agents_state_is_numeric_arrays_and_json() -> None:

@@ -127,19 +127,23 @@ def test_the_budget_ends_the_experiment_as_in_the_environment(
         assert _rows(tmp_path / "j") == (4, 4)
 
 
-@pytest.mark.parametrize("resumed_by", ["state", "replay"])
+@pytest.mark.parametrize(
+    ("agent", "resumed_by"),
+    [("etc", "state"), ("etc", "replay"), ("ei-cost", "state"), ("sadcbo", "state"),
+     ("ucb-cvs-est", "state"), ("pbgi-sets", "state")],
+)  # fmt: skip
 def test_reopening_resumes_to_the_same_next_suggestion(
-    process_file: Path, tmp_path: Path, resumed_by: str
+    process_file: Path, tmp_path: Path, agent: str, resumed_by: str
 ) -> None:
     def play(exp: Experiment, n: int) -> None:
         for k in range(n):
             s = exp.ask()
             exp.tell(s, _measured(exp, s), y=0.1 * k, cost=1.0)
 
-    with Experiment.create(tmp_path / "a", problem=process_file, agent="etc", seed=2) as a:
+    with Experiment.create(tmp_path / "a", problem=process_file, agent=agent, seed=2) as a:
         play(a, 4)
         uninterrupted = a.ask()
-    with Experiment.create(tmp_path / "b", problem=process_file, agent="etc", seed=2) as b:
+    with Experiment.create(tmp_path / "b", problem=process_file, agent=agent, seed=2) as b:
         play(b, 4)
     if resumed_by == "replay":  # a journal without a kept state is replayed from the start
         with sqlite3.connect(tmp_path / "b") as conn:
