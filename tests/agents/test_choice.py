@@ -14,9 +14,11 @@ from agents.base import BaseAgent
 from agents.choice import Choice, build_part, part_name
 from agents.config import Rules, as_params
 from agents.policies.cvs import CVSRules, KnownCosts, RunningMeanCosts
-from agents.policies.etc import PRESETS, ETCAgent, FETCRules
+from agents.policies.etc import PRESETS, AuthorsRules, ETCAgent, FETCRules
+from agents.policies.etc.authors import AuthorsModel
 from agents.policies.etc.cost_bounds import BernsteinCostBound, HoeffdingCostBound
 from agents.policies.etc.exploration import BalancedCycles, RoundRobin, SpendBalanced
+from agents.policies.etc.surrogates import TextModel
 
 
 def test_a_choice_is_set_from_the_class_or_its_name_and_read_as_the_class() -> None:
@@ -64,15 +66,26 @@ def test_ucb_cvs_cost_source_is_its_class_too() -> None:
         CVSRules(cost_source="guessed")
 
 
-def test_every_part_a_choice_offers_names_itself_and_one_name_is_one_part() -> None:
-    parts: dict[str, set[type]] = {}
+def test_the_authors_rules_model_is_its_class_and_builds_the_part() -> None:
+    text = AuthorsRules(model="text")
+    assert text == AuthorsRules(model=TextModel) and text.model is TextModel
+    assert as_params(text)["model"] == "text" and isinstance(text.parts().model, TextModel)
+    authors = AuthorsRules(model_steps=3, model_lr=0.5).parts().model
+    assert authors == AuthorsModel(steps=3, lr=0.5)
+    with pytest.raises(ValueError, match=r"^model must be one of \('authors', 'text'\), got 'gp'$"):
+        AuthorsRules(model="gp")
+
+
+def test_every_part_a_choice_offers_names_itself_and_one_name_is_one_part_of_a_kind() -> None:
+    # a kind is the Choice's annotation: "authors" is a threshold and a model, one of each
+    parts: dict[tuple[str, object], set[type]] = {}
     for preset in PRESETS.values():
         for f in fields(preset.rules):
             choice = inspect.getattr_static(type(preset.rules), f.name)
             if isinstance(choice, Choice):
                 for name, part in choice.by_name.items():
                     assert part_name(part) == name
-                    parts.setdefault(name, set()).add(part)
+                    parts.setdefault((name, f.type), set()).add(part)
     assert parts and all(len(classes) == 1 for classes in parts.values()), parts
 
 

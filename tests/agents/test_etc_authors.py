@@ -25,6 +25,7 @@ from agents.policies.etc.authors import (
 from agents.policies.etc.cost_bounds import HoeffdingCostBound
 from agents.policies.etc.port import Observed
 from agents.policies.etc.state import ETCState, Round
+from agents.policies.etc.surrogates import TextModel
 from agents.policies.etc.tolerances import RelativeTolerance
 from agents.policies.etc.value_bounds import IntersectedBounds
 from bocvs_env.env import BOCVSEnv
@@ -220,4 +221,4 @@ def test_the_authors_model_is_tuned_from_its_start_in_exploitation_only() -> Non
     # undone alone: the surrogate options' model, fitted by MAP
     text = PRESETS["etc-authors"](**FAST, model="text")
     play(env, text, seed=0)
-    assert text.surrogate.mode == "fitted" and text.parts.model is None
+    assert text.surrogate.mode == "fitted" and isinstance(text.parts.model, TextModel)

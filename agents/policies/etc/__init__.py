@@ -10,7 +10,8 @@ The package (docs/design/etc-package.md):
 - :mod:`.port`: what the parts see of the agent, the data observed and the model port;
   :mod:`.model` implements the port on the agent's GP;
 - the parts: :mod:`.exploration`, :mod:`.groups`, :mod:`.relevance`, :mod:`.cost_bounds`,
-  :mod:`.value_bounds`, :mod:`.queries`, :mod:`.tolerances`, composed in :mod:`.parts`;
+  :mod:`.value_bounds`, :mod:`.queries`, :mod:`.tolerances`, :mod:`.surrogates` (the model),
+  composed in :mod:`.parts`;
   the authors' code's parts in :mod:`.authors`;
 - :mod:`.rules`: the rules of ETC, FETC and GETC, which choose the parts;
 - :mod:`.computation`: how much the policy computes; :mod:`.presets`: the registered names.

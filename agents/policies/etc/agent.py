@@ -16,6 +16,7 @@ from agents.policies.etc.model import GPModelPort
 from agents.policies.etc.port import Observed
 from agents.policies.etc.rules import ETCRules
 from agents.policies.etc.state import ETCState, Round
+from agents.policies.etc.surrogates import ModelSpec
 from agents.policies.model_based import ModelBasedAgent
 from agents.rules.set_selection import intersect_bounds
 from agents.surrogate import GPSurrogate
@@ -126,12 +127,12 @@ class ETCAgent(ModelBasedAgent):
         return self.explore_round(exploration.next_set(round), round)
 
     def make_surrogate(self, seed: int) -> GPSurrogate:
-        """The rules' model (:attr:`ETCParts.model <agents.policies.etc.parts.ETCParts>`, the
-        authors' GP) if they have one, else the surrogate options'."""
-        model = self.parts.model
-        if model is None:
-            return super().make_surrogate(seed)
-        return model.surrogate(self.task.dim, self.surrogate_options, seed)
+        """The GP of the rules' model part (:attr:`ETCParts.model
+        <agents.policies.etc.parts.ETCParts>`): the surrogate options' or the authors'."""
+        spec = ModelSpec(
+            self.task.dim, self.surrogate_options, self.resolved_lengthscale(), self.computation
+        )
+        return self.parts.model.surrogate(spec, seed)
 
     def refit_due(self) -> bool:
         """Every play refits the model but those a late phase has frozen it for."""
@@ -177,7 +178,7 @@ class ETCAgent(ModelBasedAgent):
         return {"control_set": i, "x": self.played(i, x)}
 
     def commit(self, round: Round) -> Action:
-        """One exploitation decision: the model's tune (with a model of the rules' own),
+        """One exploitation decision: the model part's preparation (the authors' GP's tune),
         ``alpha`` by the tolerance, the set by the value bound, its query by the exploitation
         query; in a late phase, its random set."""
         parts = self.parts
@@ -185,8 +186,7 @@ class ETCAgent(ModelBasedAgent):
             late = parts.late_phase.choose(round, self.rng)
             self.log(**late.log)
             return {"control_set": late.set, "x": late.x}
-        if parts.model is not None:
-            self.surrogate.tune()
+        parts.model.before_commit(self.surrogate)
         alpha = parts.tolerance.alpha(round.state, round.observed)
         choice = parts.value_bound.exploit(round, alpha, parts.tolerance, parts.cost_bound)
         round.state.n_exploit += 1

@@ -18,12 +18,12 @@ from typing import ClassVar
 
 import numpy as np
 
-from agents.config import SurrogateConfig
 from agents.costs.estimates import mean_costs
 from agents.policies.etc.cost_bounds import CostBound
 from agents.policies.etc.exploration import ExploreChoice
 from agents.policies.etc.port import Observed
 from agents.policies.etc.state import Round
+from agents.policies.etc.surrogates import ModelSpec
 from agents.policies.etc.tolerances import Tolerance
 from agents.policies.etc.value_bounds import Commitment
 from agents.rules.set_selection import full_set
@@ -192,15 +192,19 @@ class AuthorsModel:
             none (the authors pass 0.2 on every problem).
     """
 
+    name: ClassVar[str] = "authors"
     steps: int = 10
     lr: float = 0.1
     lengthscale: float = 0.2
 
-    def surrogate(self, dim: int, options: SurrogateConfig, seed: int) -> GPSurrogate:
-        """An episode's GP on ``dim`` inputs; ``seed`` as the surrogate's."""
+    def surrogate(self, spec: ModelSpec, seed: int) -> GPSurrogate:
+        """An episode's GP on ``spec.dim`` inputs; ``seed`` as the surrogate's. The start's
+        lengthscale is the options' if given, else :attr:`lengthscale` (the resolved one and
+        the computation's refits do not act: the GP is never refitted, only tuned)."""
+        options = spec.options
         given = options.lengthscale
         return GPSurrogate(
-            dim,
+            spec.dim,
             mode="restarted",
             lengthscale=self.lengthscale if given is None else given,
             noise=options.noise,
@@ -209,3 +213,7 @@ class AuthorsModel:
             tune_steps=self.steps,
             tune_lr=self.lr,
         )
+
+    def before_commit(self, surrogate: GPSurrogate) -> None:
+        """``steps`` Adam steps from the start on all data (:meth:`GPSurrogate.tune`)."""
+        surrogate.tune()

@@ -15,8 +15,9 @@ Algorithm 1 of Hoang, Nguyen & Tran (AAAI 2025, "ETC"), FETC and GETC differ in 
   bound an acceptable set may be;
 - optionally a **late phase** (:class:`~agents.policies.etc.authors.LateRandomPhase`, the
   authors' code's): from a given round, random sets on a model no longer updated;
-- optionally a **model** of the policy's own (:class:`~agents.policies.etc.authors.AuthorsModel`,
-  the authors' code's GP) in place of the one the surrogate options describe.
+- the **model** (:mod:`~agents.policies.etc.surrogates`): the GP an episode runs on, the
+  surrogate options' (:class:`~agents.policies.etc.surrogates.TextModel`) or the authors'
+  code's (:class:`~agents.policies.etc.authors.AuthorsModel`).
 
 Each part receives a :class:`~agents.policies.etc.state.Round` (the episode's state, the
 data observed, the model port), never the agent. A part a rules option may choose names itself
@@ -25,12 +26,13 @@ once, by its class variable ``name``: the option's plain value (:class:`agents.c
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
-from agents.policies.etc.authors import AuthorsModel, LateRandomPhase
+from agents.policies.etc.authors import LateRandomPhase
 from agents.policies.etc.cost_bounds import CostBound
 from agents.policies.etc.exploration import Exploration
 from agents.policies.etc.queries import ExploitQuery
+from agents.policies.etc.surrogates import ModelPart, TextModel
 from agents.policies.etc.tolerances import Tolerance
 from agents.policies.etc.value_bounds import ValueBound
 
@@ -45,4 +47,4 @@ class ETCParts:
     query: ExploitQuery
     tolerance: Tolerance
     late_phase: LateRandomPhase | None = None
-    model: AuthorsModel | None = None
+    model: ModelPart = field(default_factory=TextModel)

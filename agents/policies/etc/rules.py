@@ -15,9 +15,9 @@ import math
 from collections.abc import Mapping
 from dataclasses import dataclass
 from types import MappingProxyType
-from typing import Any, Literal
+from typing import Any
 
-from agents.choice import Choice, build_part, check_choice
+from agents.choice import Choice, build_part
 from agents.config import Rules
 from agents.policies.etc.authors import (
     AuthorsModel,
@@ -32,6 +32,7 @@ from agents.policies.etc.groups import GroupedExploration
 from agents.policies.etc.parts import ETCParts
 from agents.policies.etc.queries import ExploitQuery, ThompsonQuery, UCBQuery
 from agents.policies.etc.relevance import RelevanceRule
+from agents.policies.etc.surrogates import ModelPart, TextModel
 from agents.policies.etc.tolerances import RangeTolerance, RelativeTolerance, Tolerance
 from agents.policies.etc.value_bounds import (
     AveragedBounds,
@@ -310,12 +311,13 @@ class AuthorsRules(ETCRules):
             updated (:class:`~agents.policies.etc.authors.LateRandomPhase`); ``None``: never,
             as Algorithm 1.
         late_beta: the width of the late phase's upper bound, its query's.
-        model: ``"authors"`` (:class:`~agents.policies.etc.authors.AuthorsModel`: lengthscales
+        model: :class:`~agents.policies.etc.authors.AuthorsModel` (``"authors"``: lengthscales
             starting at ``lengthscale``, 0.2 if not given, with ``noise`` and ``outputscale``;
             not tuned in exploration, ``model_steps`` Adam steps at ``model_lr`` from that
             start before every exploitation decision; the surrogate options' mode and refit
-            options do not act) or ``"text"`` (the surrogate options' model, ``etc``'s:
-            BoTorch's ``SingleTaskGP`` fitted by MAP).
+            options do not act) or :class:`~agents.policies.etc.surrogates.TextModel`
+            (``"text"``: the surrogate options' model, ``etc``'s: BoTorch's ``SingleTaskGP``
+            fitted by MAP).
         model_steps: the authors' model's Adam steps per exploitation decision.
         model_lr: its Adam learning rate.
     """
@@ -327,13 +329,12 @@ class AuthorsRules(ETCRules):
     beta_lower: float = 0.3
     late_round: int | None = 450
     late_beta: float = 2.0
-    model: Literal["authors", "text"] = "authors"
+    model: Choice[ModelPart] = Choice(AuthorsModel, TextModel)
     model_steps: int = 10
     model_lr: float = 0.1
 
     def __post_init__(self) -> None:
         super().__post_init__()
-        check_choice("model", self.model, ("authors", "text"))
         integer(self.model_steps, "model_steps", minimum=0)
         check_positive_finite(model_lr=self.model_lr)
         check_optional_positive_integers(late_round=self.late_round)
@@ -350,7 +351,7 @@ class AuthorsRules(ETCRules):
         exploration = build_part(self.exploration, explore_fraction=self.explore_fraction)
         tolerance = RelativeTolerance(self.alpha0, self.halve_every)
         late = None if self.late_round is None else LateRandomPhase(self.late_round, self.late_beta)
-        model = AuthorsModel(self.model_steps, self.model_lr) if self.model == "authors" else None
+        model = build_part(self.model, steps=self.model_steps, lr=self.model_lr)
         return ETCParts(
             exploration,
             build_part(self.cost_bound),
