@@ -13,7 +13,7 @@ import torch
 from torch import Tensor
 
 from agents.acquisition import Bound, ExpectedAcquisition, SetOptimizer
-from agents.base import Action, Observation
+from agents.base import Action, BaseAgent, Observation
 from agents.config import (
     EXACT_SETTINGS,
     FAST,
@@ -33,7 +33,7 @@ from agents.surrogate import GPSurrogate, SamplePath
 __all__ = ["EXACT_SETTINGS", "FAST_SETTINGS", "FRUGAL_COMPUTE", "ModelBasedAgent"]
 
 
-class ModelBasedAgent(SavedModelAgent):
+class ModelBasedAgent(BaseAgent, SavedModelAgent):
     """Keeps a :class:`GPSurrogate` fitted to all data, an :class:`ExpectedAcquisition` and the
     :class:`SetOptimizer` that maximizes it.
 

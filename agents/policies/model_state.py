@@ -4,26 +4,45 @@ what its acquisition grows between fits, for a policy's ``save_state`` and ``loa
 
 from __future__ import annotations
 
+from typing import Any, Protocol
+
 import numpy as np
 
 from agents.acquisition import ExpectedAcquisition
-from agents.base import BaseAgent
 from agents.surrogate import GPSurrogate
 from bocvs_env.agent_state import StateArrays, StateMeta, check_saved_as, part, prefixed
+from bocvs_env.task import Task
 
 
-class SavedModelAgent(BaseAgent):
-    """What :class:`~agents.policies.model_based.ModelBasedAgent` keeps between decisions,
-    saved (:meth:`model_state`) and loaded (:meth:`load_model_state`) as data: a policy that
-    keeps nothing else saves just this; one that keeps more adds its own."""
+class ModelAgentData(Protocol):
+    """What :class:`SavedModelAgent` reads and writes of the agent it is mixed into
+    (:class:`~agents.policies.model_based.ModelBasedAgent`, after
+    :class:`~agents.base.BaseAgent` in its bases)."""
 
+    name: str
+    task: Task
+    X: np.ndarray
+    y: np.ndarray
     surrogate: GPSurrogate
     acquisition: ExpectedAcquisition
     _maximizers: dict[int, list[np.ndarray]]
     _held: tuple[int, np.ndarray, float] | None  # set, query, spent before
     _stride: int
 
-    def model_state(self) -> tuple[StateArrays, StateMeta]:
+    def params(self) -> dict[str, Any]: ...
+
+    def bookkeeping_state(self) -> tuple[StateArrays, StateMeta]: ...
+
+    def load_bookkeeping_state(self, arrays: StateArrays, meta: StateMeta) -> None: ...
+
+
+class SavedModelAgent:
+    """What :class:`~agents.policies.model_based.ModelBasedAgent` keeps between decisions,
+    saved (:meth:`model_state`) and loaded (:meth:`load_model_state`) as data: a policy that
+    keeps nothing else saves just this; one that keeps more adds its own. A mixin (the agent's
+    data: :class:`ModelAgentData`), so that a policy stays two levels below the base agent."""
+
+    def model_state(self: ModelAgentData) -> tuple[StateArrays, StateMeta]:
         """The model-based agent's state, for a policy's ``save_state``: the bookkeeping
         (:meth:`~agents.base.BaseAgent.bookkeeping_state`); the GP under ``surrogate.*``
         (:meth:`~agents.surrogate.GPSurrogate.save_state`); the Gram matrices the acquisition
@@ -51,7 +70,7 @@ class SavedModelAgent(BaseAgent):
                     stride=self._stride)  # fmt: skip
         return arrays, meta
 
-    def load_model_state(self, arrays: StateArrays, meta: StateMeta) -> None:
+    def load_model_state(self: ModelAgentData, arrays: StateArrays, meta: StateMeta) -> None:
         """Restore a state from :meth:`model_state` (after :meth:`reset` with the same task,
         observation, info and seed): the GP is loaded, not refit.
 
@@ -64,7 +83,7 @@ class SavedModelAgent(BaseAgent):
                        model_seed=self.acquisition.seed)  # fmt: skip
         self.load_bookkeeping_state(arrays, meta)
         self.surrogate.load_state(part(arrays, "surrogate"), meta["surrogate"])
-        self._check_gp_data()
+        _check_gp_data(self)
         self.acquisition.gp_cache.load_state(
             part(arrays, "gp_cache"), meta["gp_cache"], self.surrogate
         )
@@ -73,19 +92,20 @@ class SavedModelAgent(BaseAgent):
             int(i): list(np.asarray(kept[i], np.float64).reshape(-1, self.task.dim)) for i in kept
         }
         held = meta["held"]
-        self._held = None
-        if held is not None:
-            x = np.asarray(arrays["held.x"], np.float64).reshape(self.task.dim).copy()
-            self._held = (int(held[0]), x, float(held[1]))
+        self._held = None if held is None else (
+            int(held[0]), np.asarray(arrays["held.x"], np.float64).reshape(self.task.dim).copy(),
+            float(held[1]),
+        )  # fmt: skip
         self._stride = int(meta["stride"])
 
-    def _check_gp_data(self) -> None:
-        """Raise a one-line ``ValueError`` unless every point the loaded GP is conditioned on
-        (its input and output) is one the agent observed (the GP may hold a subset of them:
-        thinned data, a frozen model)."""
-        observed = {(x.tobytes(), v) for x, v in zip(self.X, self.y.tolist(), strict=True)}
-        gp_X, gp_y = self.surrogate.train_X.numpy(), self.surrogate.train_y.tolist()
-        for j, (x, v) in enumerate(zip(gp_X, gp_y, strict=True)):
-            if (x.tobytes(), v) not in observed:
-                raise ValueError(f"the saved GP's point {j} (y = {v!r}) is not one the agent "
-                                 "observed")  # fmt: skip
+
+def _check_gp_data(agent: ModelAgentData) -> None:
+    """Raise a one-line ``ValueError`` unless every point the loaded GP is conditioned on (its
+    input and output) is one the agent observed (the GP may hold a subset of them: thinned
+    data, a frozen model)."""
+    observed = {(x.tobytes(), v) for x, v in zip(agent.X, agent.y.tolist(), strict=True)}
+    gp_X, gp_y = agent.surrogate.train_X.numpy(), agent.surrogate.train_y.tolist()
+    for j, (x, v) in enumerate(zip(gp_X, gp_y, strict=True)):
+        if (x.tobytes(), v) not in observed:
+            raise ValueError(f"the saved GP's point {j} (y = {v!r}) is not one the agent "
+                             "observed")  # fmt: skip
